@@ -1,0 +1,160 @@
+/**
+ * Every error the API answers with, built in one place: a stable `ERR_*` code decides the HTTP
+ * status, the headers and the default message of the contract's Error body
+ * `{ "error": <status>, "message": <text> }`.
+ *
+ * @module
+ */
+
+/**
+ * The stable codes of every error response. Changing one is a breaking change.
+ *
+ * Switch on `code` rather than on the message, which is text for a person.
+ */
+export type PlantApiErrorCode =
+  | 'ERR_BAD_REQUEST'
+  | 'ERR_MISSING_TOKEN'
+  | 'ERR_INVALID_TOKEN'
+  | 'ERR_NOT_FOUND'
+  | 'ERR_METHOD_NOT_ALLOWED'
+  | 'ERR_ID_CONFLICT'
+  | 'ERR_BODY_TOO_LARGE'
+  | 'ERR_UNSUPPORTED_MEDIA_TYPE'
+  | 'ERR_HEADERS_TOO_LARGE'
+  | 'ERR_BODY_REQUIRED'
+  | 'ERR_INVALID_UTF8'
+  | 'ERR_INVALID_JSON'
+  | 'ERR_INVALID_PLANT'
+  | 'ERR_INTERNAL'
+  | 'ERR_TIMEOUT';
+
+interface ErrorDefinition {
+  readonly status: number;
+  readonly message: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const REALM = 'Bearer realm="plant-store"';
+
+const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
+  ERR_BAD_REQUEST: { status: 400, message: 'malformed request' },
+  ERR_BODY_REQUIRED: { status: 400, message: 'request body is required' },
+  ERR_INVALID_UTF8: { status: 400, message: 'request body is not valid UTF-8' },
+  ERR_INVALID_JSON: { status: 400, message: 'request body is not valid JSON' },
+  ERR_INVALID_PLANT: { status: 400, message: 'request body is not a valid NewPlant' },
+  ERR_MISSING_TOKEN: {
+    status: 401,
+    message: 'a bearer token is required',
+    headers: { 'www-authenticate': REALM },
+  },
+  ERR_INVALID_TOKEN: {
+    status: 401,
+    message: 'the bearer token is not valid',
+    headers: { 'www-authenticate': `${REALM}, error="invalid_token"` },
+  },
+  ERR_NOT_FOUND: { status: 404, message: 'not found' },
+  ERR_METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: 'method not allowed',
+    headers: { allow: 'POST' },
+  },
+  ERR_ID_CONFLICT: {
+    status: 409,
+    message: 'a different plant is already stored under this id',
+  },
+  ERR_BODY_TOO_LARGE: { status: 413, message: 'request body is too large' },
+  ERR_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'content type must be application/json (charset utf-8, if given)',
+  },
+  ERR_HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
+  ERR_INTERNAL: { status: 500, message: 'internal error' },
+  ERR_TIMEOUT: { status: 503, message: 'the request timed out; retrying it is safe' },
+};
+
+/**
+ * An error response as plain values, before it becomes a `Response` or is written to a socket.
+ */
+export interface ErrorReply {
+  /** The HTTP status, also the body's `error` field. */
+  readonly status: number;
+  /** The response headers, `content-type` included. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The JSON text of the Error body. */
+  readonly body: string;
+}
+
+/**
+ * Builds the reply for an error code: its status, its headers and the Error body.
+ *
+ * @param code The error.
+ * @param message Replaces the default message; plain text for a person, never internal detail.
+ * @returns The reply as plain values.
+ * @example
+ * ```ts
+ * errorReply('ERR_NOT_FOUND'); // { status: 404, headers: {...}, body: '{"error":404,"message":"not found"}' }
+ * ```
+ */
+export function errorReply(code: PlantApiErrorCode, message?: string): ErrorReply {
+  const { status, message: defaultMessage, headers } = ERRORS[code];
+  return {
+    status,
+    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
+    body: JSON.stringify({ error: status, message: message ?? defaultMessage }),
+  };
+}
+
+/**
+ * Builds the `Response` for an error code: `errorReply` as a web-standard response.
+ *
+ * @param code The error.
+ * @param message Replaces the default message.
+ * @returns A fresh `Response` with the Error body.
+ * @example
+ * ```ts
+ * const response = errorResponse('ERR_METHOD_NOT_ALLOWED'); // 405, Allow: POST
+ * ```
+ */
+export function errorResponse(code: PlantApiErrorCode, message?: string): Response {
+  const reply = errorReply(code, message);
+  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+}
+
+/** The headers every JSON response carries. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+});
+
+/**
+ * The base of the errors plant-store raises, each with a stable `code` and the HTTP `status` it
+ * answers with. The store gives one as the `reason` of the signal it hands a repository when the
+ * deadline passes (`ERR_TIMEOUT`).
+ *
+ * Check it either way: `error instanceof PlantApiError` or `error.code === 'ERR_TIMEOUT'`.
+ *
+ * @example
+ * ```ts
+ * if (signal.reason instanceof PlantApiError && signal.reason.code === 'ERR_TIMEOUT') {
+ *   // the store gave up waiting
+ * }
+ * ```
+ */
+export class PlantApiError extends Error {
+  /** The stable error code. */
+  readonly code: PlantApiErrorCode;
+  /** The HTTP status the API answers with for this error. */
+  readonly status: number;
+
+  /**
+   * @param code The error code.
+   * @param message Replaces the code's default message.
+   * @param options The underlying `cause`, if any.
+   */
+  constructor(code: PlantApiErrorCode, message?: string, options?: { cause?: unknown }) {
+    const definition = ERRORS[code];
+    super(message ?? definition.message, options);
+    this.name = this.constructor.name;
+    this.code = code;
+    this.status = definition.status;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The public types of plant-store: the plant, the two collaborators a host plugs in
+ * (`PlantRepository` for storage, `TokenVerifier` for auth) and the store's options.
+ *
+ * @module
+ */
+
+/** A plant as the API returns it: the specification's `Plant` schema. */
+export interface Plant {
+  /** The name of the plant: any well-formed Unicode string without U+0000, `''` included. */
+  readonly name: string;
+  /** The tag, a type of plant; absent (`undefined`) when the client sent none. */
+  readonly tag?: string;
+}
+
+/** A plant with the id its creator chose: the specification's `NewPlant` schema. */
+export interface NewPlant extends Plant {
+  /** The caller's id, exact over the whole int64 range, hence a `bigint`. */
+  readonly id: bigint;
+}
+
+/**
+ * What `PlantRepository.create` reports: the plant was stored, or the id was already taken and
+ * this is the plant stored under it (unchanged). The handler decides between an idempotent
+ * replay (`200`) and a conflict (`409`) by comparing `existing` with what the client sent.
+ */
+export type CreatePlantOutcome =
+  | { readonly created: true }
+  | { readonly created: false; readonly existing: Plant };
+
+/** What a repository receives beside the plant. */
+export interface PlantRepositoryContext {
+  /** The signal that fires when the client goes away or the store's deadline passes. */
+  readonly signal: AbortSignal;
+  /** The principal the `TokenVerifier` handed back for this request, if any. */
+  readonly principal?: unknown;
+}
+
+/**
+ * The storage behind the store. One method, an atomic insert-if-absent, is enough for the
+ * contract's idempotent replay, `409` and concurrent-create rules on any backing store: a SQL
+ * `INSERT ... ON CONFLICT DO NOTHING` followed by a read of the existing row fits it.
+ *
+ * Throwing (or rejecting) makes the request a `500`; the error goes to the store's `onError`.
+ *
+ * @example
+ * ```ts
+ * const plants = new Map<bigint, Plant>();
+ * const repository: PlantRepository = {
+ *   async create(plant) {
+ *     const existing = plants.get(plant.id);
+ *     if (existing) return { created: false, existing };
+ *     plants.set(plant.id, { name: plant.name, tag: plant.tag });
+ *     return { created: true };
+ *   },
+ * };
+ * ```
+ */
+export interface PlantRepository {
+  /**
+   * The atomic insert-if-absent: store `plant` when its id is free and report `created: true`;
+   * otherwise store nothing and hand back the plant already stored under that id. Two
+   * concurrent calls for one id must never both report `created: true`.
+   */
+  create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
+}
+
+/** The verdict of a `TokenVerifier`. */
+export type TokenVerdict =
+  | { readonly valid: true; readonly principal?: unknown }
+  | { readonly valid: false };
+
+/** What a verifier receives beside the token. */
+export interface TokenVerifierContext {
+  /** The signal that fires when the client goes away or the store's deadline passes. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The auth behind the store: decides whether a well-formed bearer token is accepted.
+ *
+ * Return `{ valid: false }` for a token that is not accepted (`401` with
+ * `error="invalid_token"`). Throw only when the token could not be checked at all (a key server
+ * down, say): that becomes a `500`, never an accepted request.
+ */
+export interface TokenVerifier {
+  /** The check of one token (the `b64token` after `Bearer `); may be async. */
+  verify(token: string, context: TokenVerifierContext): TokenVerdict | Promise<TokenVerdict>;
+}
+
+/** Options of `createPlantStore`. */
+export interface CreatePlantStoreOptions {
+  /**
+   * The storage.
+   * @default createMemoryRepository()
+   */
+  readonly repository?: PlantRepository;
+  /** The auth: required, a store never runs without one. */
+  readonly verifier: TokenVerifier;
+  /**
+   * The largest request body accepted, in bytes; larger bodies get `413`.
+   * @default 102400
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * The deadline for one create, in milliseconds, from the moment the request arrives; past it
+   * the client gets `503` and the repository's signal fires.
+   * @default 10000
+   */
+  readonly timeoutMs?: number;
+  /**
+   * The callback that hears about every unexpected error (a repository or verifier that threw):
+   * the client only ever sees `500 internal error`. It must not throw.
+   * @default console.error
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A plant store: the operation and a router around it. */
+export interface PlantStore {
+  /**
+   * The create-a-plant operation for any path a host mounts it on: it does not look at the URL.
+   */
+  readonly handleCreatePlant: (request: Request) => Promise<Response>;
+  /**
+   * The whole API: `POST /plants`, `GET /openapi.json` and `404`/`405` for the rest. Fits
+   * `Deno.serve`, `Bun.serve` and `export default { fetch }` hosts.
+   */
+  readonly fetch: (request: Request) => Promise<Response>;
+}
