@@ -1,0 +1,157 @@
+import * as v from 'valibot';
+import { describePlantIssue, INT64_MAX, INT64_MIN, NewPlantSchema } from './plant-schema.ts';
+import type { NewPlant } from './types.ts';
+
+/** Why a body is not a NewPlant: the error code and the message for the client. */
+export interface PlantBodyProblem {
+  readonly code: 'ERR_INVALID_UTF8' | 'ERR_INVALID_JSON' | 'ERR_INVALID_PLANT';
+  readonly message: string;
+}
+
+// fatal: invalid UTF-8 is an error, never a silent U+FFFD. Stateless between calls.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const JSON_MESSAGE_LIMIT = 200;
+
+/**
+ * Reads a request body as a NewPlant: strict UTF-8, then JSON, then the shape, with the `id`
+ * taken exactly from its literal in the text (a double would round it).
+ *
+ * @param bytes The whole body, not empty.
+ * @returns The plant (declared fields only), or the problem that stops it.
+ */
+export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { code: 'ERR_INVALID_UTF8', message: 'request body is not valid UTF-8' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const detail = (error as Error).message.slice(0, JSON_MESSAGE_LIMIT);
+    return { code: 'ERR_INVALID_JSON', message: `request body is not valid JSON: ${detail}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { code: 'ERR_INVALID_PLANT', message: 'request body must be a JSON object' };
+  }
+  const body = value as Record<string, unknown>;
+  // Hand valibot only the declared fields, with id read from its literal. Own-property checks
+  // keep inherited names (a "__proto__" key, say) from counting as fields.
+  const candidate: Record<string, unknown> = {};
+  if (Object.hasOwn(body, 'id')) {
+    candidate.id = typeof body.id === 'number' ? exactIdFromText(text) : body.id;
+  }
+  if (Object.hasOwn(body, 'name')) candidate.name = body.name;
+  if (Object.hasOwn(body, 'tag')) candidate.tag = body.tag;
+  const result = v.safeParse(NewPlantSchema, candidate, { abortEarly: true });
+  if (result.success) return result.output;
+  return { code: 'ERR_INVALID_PLANT', message: describePlantIssue(result.issues[0]) };
+}
+
+/**
+ * The value of the top-level `id` member of valid JSON text whose `id` is a number: a `bigint`
+ * when the literal is an integer (clamped just outside the int64 range when it is far beyond
+ * it, so the range check still fails), or `NaN` when it is not an integer.
+ */
+function exactIdFromText(text: string): bigint | number {
+  const literal = lastTopLevelIdLiteral(text);
+  // JSON.parse saw a number at the last "id", so the scan finds its literal; NaN only if not.
+  return literal === undefined ? Number.NaN : integerFromLiteral(literal);
+}
+
+const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * The exact integer a JSON number literal denotes, as JSON Schema reads "integer": `1.0`, `1e2`
+ * and `10e-1` are integers, `1.5` and `1.0000000000000001` are not.
+ *
+ * @returns The integer, `INT64_MAX + 1n` / `INT64_MIN - 1n` when it is beyond the range by more
+ *   than the digits can say, or `NaN` when the value is not an integer.
+ */
+export function integerFromLiteral(literal: string): bigint | number {
+  const match = NUMBER_LITERAL.exec(literal);
+  if (match === null) return Number.NaN;
+  const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;
+  let digits = (whole + fraction).replace(/^0+/, '');
+  if (digits === '') return 0n; // every spelling of zero, -0 included
+  // value = digits × 10^exponent; Number() of a huge exponent is ±Infinity, which still
+  // classifies right below.
+  let exponent = Number(exponentText) - fraction.length;
+  const significant = digits.replace(/0+$/, '');
+  exponent += digits.length - significant.length;
+  digits = significant;
+  if (exponent < 0) return Number.NaN;
+  // 19 digits is the most an int64 has; anything longer is out of range, so skip the BigInt.
+  if (digits.length + exponent > 19) return sign === '-' ? INT64_MIN - 1n : INT64_MAX + 1n;
+  const magnitude = BigInt(digits) * 10n ** BigInt(exponent);
+  return sign === '-' ? -magnitude : magnitude;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const NUMBER_AT = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * Finds the literal of the last top-level `"id"` member in JSON text that `JSON.parse` has
+ * already accepted as an object, so the scan may trust the syntax. Keys are compared by their
+ * decoded value, so `"\u0069d"` is `id` too. Iterative: nesting depth never grows the stack.
+ */
+function lastTopLevelIdLiteral(text: string): string | undefined {
+  let depth = 0;
+  let expectingKey = false;
+  let literal: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === QUOTE) {
+      const end = endOfString(text, i);
+      if (depth === 1 && expectingKey) {
+        const key = text.slice(i, end + 1);
+        i = text.indexOf(':', end + 1);
+        if (key === '"id"' || (key.includes('\\') && JSON.parse(key) === 'id')) {
+          literal = numberLiteralAfterColon(text, i + 1);
+        }
+        expectingKey = false;
+      } else {
+        i = end;
+      }
+    } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+      depth++;
+      expectingKey = depth === 1;
+    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
+      depth--;
+    } else if (char === COMMA) {
+      expectingKey = depth === 1;
+    } else if (char === COLON) {
+      expectingKey = false;
+    }
+  }
+  return literal;
+}
+
+/** The index of the quote that closes the string opened at `start`. */
+function endOfString(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  // A quote preceded by an odd number of backslashes is escaped: keep looking.
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+/** The number literal that starts after optional whitespace at `from`, if a number starts there. */
+function numberLiteralAfterColon(text: string, from: number): string | undefined {
+  let start = from;
+  while (text.charCodeAt(start) <= 0x20) start++; // JSON whitespace: space, tab, CR, LF
+  NUMBER_AT.lastIndex = start;
+  return NUMBER_AT.exec(text)?.[0];
+}

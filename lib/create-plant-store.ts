@@ -1,0 +1,236 @@
+import { bearerToken } from './_bearer-token.ts';
+import { isJsonUtf8 } from './_media-type.ts';
+import { type BodyReadFailure, readBody } from './_read-body.ts';
+import { readJsonPlant } from './_read-json-plant.ts';
+import {
+  type ErrorReply,
+  errorReply,
+  errorResponse,
+  JSON_HEADERS,
+  PlantApiError,
+} from './errors.ts';
+import { createMemoryRepository } from './memory-repository.ts';
+import { openApiDocument } from './openapi.ts';
+import type {
+  CreatePlantStoreOptions,
+  NewPlant,
+  Plant,
+  PlantRepository,
+  PlantStore,
+  TokenVerifier,
+} from './types.ts';
+
+/** The default of `maxBodyBytes`: 100 KiB. */
+export const DEFAULT_MAX_BODY_BYTES = 102_400;
+/** The default of `timeoutMs`: 10 s. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+// setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * What the create operation needs of a request, as plain values: the method, three headers, and
+ * the body behind a reader. The web-standard front fills it from a `Request`.
+ */
+interface CreatePlantInput {
+  readonly method: string;
+  readonly authorization: string | null;
+  readonly contentType: string | null;
+  readonly contentLength: string | null;
+  /** False when the request says it has no body (none at all, or `Content-Length: 0`). */
+  readonly hasBody: boolean;
+  readonly readBody: (maxBytes: number) => Promise<Uint8Array | BodyReadFailure>;
+  /** Fires when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+const OPENAPI_JSON = JSON.stringify(openApiDocument);
+
+/**
+ * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
+ * with the storage and auth the host plugs in.
+ *
+ * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
+ * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document,
+ * anything else to `404`. Every answer follows the behaviour contract: checks in the order
+ * method, auth, body presence, media type, size, UTF-8 and JSON, shape, then storage; every
+ * error an Error body `{ "error": <status>, "message": <text> }`.
+ *
+ * @param options The repository (default: in memory), the verifier (required), the body limit
+ *   (default 100 KiB), the deadline (default 10 s) and the `onError` callback.
+ * @returns The store's `handleCreatePlant` and `fetch`.
+ * @throws {TypeError} When the verifier is missing or an option is out of range.
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ *
+ * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
+ * const response = await store.fetch(
+ *   new Request('http://localhost/plants', {
+ *     method: 'POST',
+ *     headers: { authorization: 'Bearer s3cr3t', 'content-type': 'application/json' },
+ *     body: '{"id": 1, "name": "Monstera"}',
+ *   }),
+ * );
+ * await response.json(); // { name: 'Monstera' }
+ * ```
+ */
+export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
+  const {
+    repository = createMemoryRepository(),
+    verifier,
+    maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    onError = console.error,
+  } = options ?? ({} as CreatePlantStoreOptions);
+  checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
+  const tooLarge = `request body is larger than ${maxBodyBytes} bytes`;
+
+  function report(error: unknown): void {
+    try {
+      onError(error);
+    } catch {
+      // A broken onError must not turn a 500 into a crash; there is nowhere left to report to.
+    }
+  }
+
+  async function createPlant(input: CreatePlantInput): Promise<ErrorReply> {
+    if (input.method !== 'POST') return errorReply('ERR_METHOD_NOT_ALLOWED');
+    const token = bearerToken(input.authorization);
+    if (token === undefined) return errorReply('ERR_MISSING_TOKEN');
+
+    // One signal for the verifier and the repository: it fires when the client goes away or
+    // when the deadline passes, whichever comes first.
+    const controller = new AbortController();
+    const { signal } = controller;
+    let giveUp!: () => void;
+    const gaveUp = new Promise<ErrorReply>((resolve) => {
+      giveUp = () => resolve(errorReply('ERR_TIMEOUT'));
+    });
+    const onClientGone = () => {
+      controller.abort(input.signal.reason);
+      giveUp();
+    };
+    const timer = setTimeout(() => {
+      controller.abort(new PlantApiError('ERR_TIMEOUT'));
+      giveUp();
+    }, timeoutMs);
+    input.signal.addEventListener('abort', onClientGone, { once: true });
+    if (input.signal.aborted) onClientGone();
+    try {
+      // A hung verifier or repository cannot hold the client past the deadline: the race ends
+      // with a 503 and the late result, whatever it is, is dropped.
+      return await Promise.race([authorizeAndStore(input, token, signal), gaveUp]);
+    } catch (error) {
+      if (signal.aborted) return errorReply('ERR_TIMEOUT'); // gone or too late: not a fault
+      report(error);
+      return errorReply('ERR_INTERNAL');
+    } finally {
+      clearTimeout(timer);
+      input.signal.removeEventListener('abort', onClientGone);
+    }
+  }
+
+  async function authorizeAndStore(
+    input: CreatePlantInput,
+    token: string,
+    signal: AbortSignal,
+  ): Promise<ErrorReply> {
+    const verdict = await verifier.verify(token, { signal });
+    // Fail closed: only an explicit { valid: true } lets a request through.
+    if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
+
+    if (!input.hasBody) return errorReply('ERR_BODY_REQUIRED');
+    if (!isJsonUtf8(input.contentType)) return errorReply('ERR_UNSUPPORTED_MEDIA_TYPE');
+    if (declaredLength(input.contentLength) > maxBodyBytes) {
+      return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
+    }
+    const bytes = await input.readBody(maxBodyBytes);
+    if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, tooLarge);
+    if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
+
+    const plant = readJsonPlant(bytes);
+    if ('code' in plant) return errorReply(plant.code, plant.message);
+
+    const context =
+      verdict.principal === undefined ? { signal } : { signal, principal: verdict.principal };
+    const outcome = await repository.create(plant, context);
+    if (!outcome.created && !samePlant(outcome.existing, plant)) {
+      return errorReply('ERR_ID_CONFLICT');
+    }
+    return {
+      status: 200,
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ name: plant.name, tag: plant.tag }),
+    };
+  }
+
+  async function handleCreatePlant(request: Request): Promise<Response> {
+    const { headers } = request;
+    const contentLength = headers.get('content-length');
+    const body = request.body;
+    const reply = await createPlant({
+      method: request.method,
+      authorization: headers.get('authorization'),
+      contentType: headers.get('content-type'),
+      contentLength,
+      hasBody: body !== null && declaredLength(contentLength) !== 0,
+      readBody: (maxBytes) =>
+        body === null ? Promise.resolve('ERR_BODY_REQUIRED') : readBody(body, maxBytes),
+      signal: request.signal,
+    });
+    return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  }
+
+  async function fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === '/plants') return handleCreatePlant(request);
+    if (path === '/openapi.json') {
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        const body = request.method === 'GET' ? OPENAPI_JSON : null;
+        return new Response(body, { status: 200, headers: JSON_HEADERS });
+      }
+      const response = errorResponse('ERR_METHOD_NOT_ALLOWED');
+      response.headers.set('allow', 'GET, HEAD');
+      return response;
+    }
+    return errorResponse('ERR_NOT_FOUND');
+  }
+
+  return { handleCreatePlant, fetch };
+}
+
+/** Same content: the stored plant is what the client sent again (an idempotent replay). */
+function samePlant(stored: Plant, sent: NewPlant): boolean {
+  // A store may hand back an absent tag as null (SQL) or undefined; both mean "no tag".
+  return stored.name === sent.name && (stored.tag ?? undefined) === sent.tag;
+}
+
+/** The declared body length, `-1` when there is no usable `Content-Length`. */
+function declaredLength(contentLength: string | null): number {
+  if (contentLength === null || !/^\d+$/.test(contentLength)) return -1;
+  return Number(contentLength);
+}
+
+function checkOptions(
+  repository: PlantRepository,
+  verifier: TokenVerifier,
+  maxBodyBytes: number,
+  timeoutMs: number,
+  onError: unknown,
+): void {
+  if (typeof verifier?.verify !== 'function') {
+    throw new TypeError('createPlantStore needs a verifier with a verify(token, context) method');
+  }
+  if (typeof repository?.create !== 'function') {
+    throw new TypeError('createPlantStore: repository needs a create(plant, context) method');
+  }
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new TypeError('createPlantStore: maxBodyBytes must be a positive integer');
+  }
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new TypeError(`createPlantStore: timeoutMs must be in (0, ${MAX_TIMEOUT_MS}]`);
+  }
+  if (typeof onError !== 'function') {
+    throw new TypeError('createPlantStore: onError must be a function');
+  }
+}
