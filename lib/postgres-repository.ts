@@ -52,7 +52,7 @@ const MAX_IDENTIFIER_BYTES = 63;
 // Insert, then read: a row deleted between the two is retried this many times in all.
 const MAX_ATTEMPTS = 3;
 // SQLSTATEs of two concurrent `CREATE TABLE IF NOT EXISTS` colliding in the catalog.
-const CATALOG_RACE_CODES = new Set(['23505', '42P07']);
+const CATALOG_RACE_CODES = new Set(['23505', '42P07', '42710']);
 
 const encoder = new TextEncoder();
 
@@ -103,7 +103,10 @@ export function createPostgresRepository(
   assertClient(client, 'createPostgresRepository');
   const table = qualifiedTableName(options, 'createPostgresRepository');
   const insertSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING true AS created`;
-  const selectSql = `SELECT name, tag FROM ${table} WHERE id = $1::bigint`;
+  // Each text comes back behind a one-character marker that `toPlant` cuts off: some drivers
+  // (PGlite 0.5, through a default `TextDecoder`) drop a leading U+FEFF from every text value,
+  // which would turn an idempotent replay into a 409. NULL || '.' stays NULL.
+  const selectSql = `SELECT '.' || name AS name, '.' || tag AS tag FROM ${table} WHERE id = $1::bigint`;
 
   return {
     async create(plant: NewPlant, context): Promise<CreatePlantOutcome> {
@@ -211,11 +214,15 @@ function rowsOf(result: { readonly rows: readonly unknown[] }): readonly unknown
 
 function toPlant(row: unknown): Plant {
   const { name, tag } = (row ?? {}) as { name?: unknown; tag?: unknown };
-  if (typeof name !== 'string' || (tag !== null && typeof tag !== 'string')) {
+  if (!isMarked(name) || (tag !== null && !isMarked(tag))) {
     throw new TypeError('plant-store/postgres: the plants table returned a row of the wrong shape');
   }
   // A NULL tag is a plant created without one: the key is left out, not set to undefined.
-  return tag === null ? { name } : { name, tag };
+  return tag === null ? { name: name.slice(1) } : { name: name.slice(1), tag: tag.slice(1) };
+}
+
+function isMarked(text: unknown): text is string {
+  return typeof text === 'string' && text.startsWith('.');
 }
 
 function sqlState(error: unknown): string {

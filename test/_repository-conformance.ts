@@ -172,7 +172,9 @@ export function describeRepositoryConformance(
           // Decomposed and precomposed forms differ and must not be normalised into each other.
           { name: 'e\u0301', tag: '\u00e9' },
           { name: 'Z\u0351\u036b\u0343\u036a\u0302', tag: 'a\u0308\u0304' },
-          { name: '𝕏 𐍈 \u{10FFFF}', tag: '\uFEFF' },
+          { name: '𝕏 𐍈 \u{10FFFF}', tag: '\uFFFE\uFFFF' },
+          // A leading byte order mark is text like any other, not a marker to drop.
+          { name: '\uFEFFbom', tag: '\uFEFF' },
           { name: 'שלום مرحبا', tag: '\u200F\u200E' },
           { name: '', tag: '' },
           { name: ' padded ', tag: '\t\r\n' },
