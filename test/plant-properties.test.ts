@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { INT64_MAX, INT64_MIN, type NewPlant } from '../lib/index.ts';
+import { plantRequest, send, testStore } from './_fakes.ts';
+
+/** Spellings of one integer as a JSON number literal, all of which denote exactly `n`. */
+function spellings(n: bigint): fc.Arbitrary<string> {
+  const sign = n < 0n ? '-' : '';
+  const digits = (n < 0n ? -n : n).toString();
+  return fc.oneof(
+    fc.constant(n.toString()),
+    fc.integer({ min: 1, max: 4 }).map((zeros) => `${n}.${'0'.repeat(zeros)}`),
+    // Shift the point right and compensate with a negative exponent: 12 → 1200e-2.
+    fc.integer({ min: 1, max: 25 }).map((shift) => `${n}${'0'.repeat(shift)}e-${shift}`),
+    // Scientific notation: 1234 → 1.234e3 (or 1234e0 for one digit).
+    fc
+      .constantFrom('e', 'E', 'e+')
+      .map((e) =>
+        digits.length === 1
+          ? `${n}${e}0`
+          : `${sign}${digits[0]}.${digits.slice(1)}${e}${digits.length - 1}`,
+      ),
+  );
+}
+
+/** Plant text: any well-formed string without U+0000, the empty string included. */
+const plantText = fc
+  .string({
+    unit: fc.oneof(fc.constant('grapheme'), fc.constant('binary')) as never,
+    maxLength: 30,
+  })
+  .filter((text) => text.isWellFormed() && !text.includes('\0'));
+
+/** Any string, lone surrogates and U+0000 included. */
+const anyText = fc.string({ unit: 'binary', maxLength: 20 });
+
+function storedPlant(repository: ReturnType<typeof testStore>['repository']): NewPlant {
+  assert.equal(repository.create.mock.callCount(), 1);
+  return repository.create.mock.calls[0]?.arguments[0] as NewPlant;
+}
+
+describe('handleCreatePlant properties', () => {
+  it('keeps every int64 exactly, however the literal spells it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .bigInt({ min: INT64_MIN, max: INT64_MAX })
+          .chain((n) => fc.tuple(fc.constant(n), spellings(n))),
+        async ([id, literal]) => {
+          const { store, repository } = testStore();
+          const response = await send(
+            store.handleCreatePlant,
+            plantRequest(`{"id":${literal},"name":"p"}`),
+          );
+          assert.equal(response.status, 200, literal);
+          assert.equal(storedPlant(repository).id, id, literal);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses every integer just outside the int64 range', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.bigInt({ min: INT64_MAX + 1n, max: INT64_MAX * 1000n }),
+          fc.bigInt({ min: INT64_MIN * 1000n, max: INT64_MIN - 1n }),
+        ),
+        async (id) => {
+          const { store, repository } = testStore();
+          const response = await send(
+            store.handleCreatePlant,
+            plantRequest(`{"id":${id},"name":"p"}`),
+          );
+          assert.equal(response.status, 400);
+          assert.equal(repository.create.mock.callCount(), 0);
+        },
+      ),
+    );
+  });
+
+  it('agrees with JSON.parse on everything but id for random objects', async () => {
+    // Members as [key, JSON text, exact id], so the id member can carry a literal
+    // JSON.stringify never writes. Nested objects hold their own "id" keys, which must not count.
+    type Member = readonly [key: string, text: string, id?: bigint];
+    const member: fc.Arbitrary<Member> = fc.oneof(
+      fc
+        .tuple(fc.constantFrom('name', 'tag'), fc.oneof(plantText, anyText, fc.jsonValue()))
+        .map(([key, value]): Member => [key, JSON.stringify(value)]),
+      fc
+        .tuple(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }))
+        .map(([key, value]): Member => [key, JSON.stringify(value ?? null)]),
+      fc
+        .jsonValue({ maxDepth: 2 })
+        .map(
+          (value): Member => ['nested', JSON.stringify({ id: 1.5, value, list: [{ id: 2.5 }] })],
+        ),
+      fc
+        .bigInt({ min: INT64_MIN, max: INT64_MAX })
+        .chain((n) => spellings(n).map((literal): Member => ['id', literal, n])),
+    );
+    const whitespace = fc.constantFrom('', ' ', '\n\t ');
+    await fc.assert(
+      fc.asyncProperty(fc.array(member, { maxLength: 8 }), whitespace, async (members, space) => {
+        const text = `{${members
+          .map(([key, value]) => `${space}${JSON.stringify(key)}${space}:${space}${value}`)
+          .join(',')}${space}}`;
+        const parsed = JSON.parse(text) as Record<string, unknown>;
+        const lastId = members.findLast(([key]) => key === 'id')?.[2];
+        const isPlantText = (value: unknown) =>
+          typeof value === 'string' && value.isWellFormed() && !value.includes('\0');
+        const valid =
+          lastId !== undefined &&
+          isPlantText(parsed.name) &&
+          (!Object.hasOwn(parsed, 'tag') || isPlantText(parsed.tag));
+        const { store, repository } = testStore();
+        const response = await send(store.handleCreatePlant, plantRequest(text));
+        if (!valid) {
+          assert.equal(response.status, 400, text);
+          assert.equal(repository.create.mock.callCount(), 0);
+          return;
+        }
+        assert.equal(response.status, 200, text);
+        const expected: Record<string, unknown> = { id: lastId, name: parsed.name };
+        if (Object.hasOwn(parsed, 'tag')) expected.tag = parsed.tag;
+        assert.deepEqual(storedPlant(repository), expected, text);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('never answers 5xx to garbage, and stores nothing unless it answers 200', async () => {
+    const body = fc.oneof(
+      fc.uint8Array({ maxLength: 200 }),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc.json({ maxDepth: 4 }),
+      fc
+        .json()
+        .chain((text) =>
+          fc.nat({ max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut)),
+        ),
+      fc.constantFrom('{"id":1,"name":"a"}', '{"id":1e999,"name":"a"}', '{"id":-0,"name":""}'),
+    );
+    const contentType = fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/json; charset=iso-8859-1',
+    );
+    await fc.assert(
+      fc.asyncProperty(body, contentType, async (payload, type) => {
+        const { store, repository, onError } = testStore({ maxBodyBytes: 150 });
+        const response = await send(
+          store.handleCreatePlant,
+          plantRequest(payload, { 'content-type': type }),
+        );
+        assert.ok(response.status < 500, `status ${response.status}`);
+        assert.equal(repository.create.mock.callCount(), response.status === 200 ? 1 : 0);
+        assert.equal(onError.mock.callCount(), 0);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
