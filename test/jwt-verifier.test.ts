@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { createSecretKey, KeyObject } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import {
   base64url,
   CompactSign,
@@ -15,7 +16,9 @@ import {
   type JWTPayload,
   SignJWT,
 } from 'jose';
+import { createPlantStore } from '../lib/create-plant-store.ts';
 import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS } from '../lib/jwt-verifier.ts';
+import { createMemoryRepository } from '../lib/memory-repository.ts';
 import type { TokenVerdict } from '../lib/types.ts';
 
 const ISSUER = 'https://id.example.test/';
@@ -572,6 +575,33 @@ describe('createJwtVerifier', () => {
       assert.deepEqual(await verify(verifier, await sign(rs256)), INVALID);
     });
 
+    it('accepts HS384 when the secret is a CryptoKey, a KeyObject or an oct JWK', async () => {
+      const bytes = crypto.getRandomValues(new Uint8Array(48));
+      const token = await hmacToken(bytes, 'HS384');
+      const keys = [
+        await crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-384' }, false, [
+          'verify',
+        ]),
+        createSecretKey(bytes),
+        { kty: 'oct', k: base64url.encode(bytes) },
+      ];
+      for (const key of keys) {
+        const verifier = createJwtVerifier({
+          key,
+          algorithms: ['HS384'],
+          issuer: ISSUER,
+          audience: AUDIENCE,
+        });
+        assert.equal((await verify(verifier, token)).valid, true);
+      }
+    });
+
+    it('accepts a token when the configured key is a public KeyObject', async () => {
+      const key = KeyObject.from(rs256.publicKey);
+      const verifier = createJwtVerifier({ key, issuer: ISSUER, audience: AUDIENCE });
+      assert.equal((await verify(verifier, await sign(rs256))).valid, true);
+    });
+
     it('answers { valid: false } for HS512 when the secret is configured for HS256 only', async () => {
       const secret = crypto.getRandomValues(new Uint8Array(64));
       const verifier = createJwtVerifier({ key: secret, issuer: ISSUER, audience: AUDIENCE });
@@ -580,6 +610,16 @@ describe('createJwtVerifier', () => {
   });
 
   describe('construction', () => {
+    let shortSecretKey: CryptoKey;
+    before(async () => {
+      shortSecretKey = await crypto.subtle.importKey(
+        'raw',
+        new Uint8Array(16),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['verify'],
+      );
+    });
     const jwksUrl = 'https://id.example.test/jwks.json';
     const misuses: ReadonlyArray<[string, () => unknown, RegExp]> = [
       ['no options are given', () => createJwtVerifier(undefined as never), /options object/],
@@ -675,6 +715,43 @@ describe('createJwtVerifier', () => {
             audience: AUDIENCE,
           }),
         /HS512 must be at least 64 bytes/,
+      ],
+      [
+        'the secret CryptoKey is shorter than the hash',
+        () => createJwtVerifier({ key: shortSecretKey, issuer: ISSUER, audience: AUDIENCE }),
+        /at least 32 bytes/,
+      ],
+      [
+        'the secret KeyObject is shorter than the hash',
+        () =>
+          createJwtVerifier({
+            key: createSecretKey(new Uint8Array(16)),
+            issuer: ISSUER,
+            audience: AUDIENCE,
+          }),
+        /at least 32 bytes/,
+      ],
+      [
+        'the oct JWK is shorter than the hash',
+        () =>
+          createJwtVerifier({ key: { kty: 'oct', k: 'AAAA' }, issuer: ISSUER, audience: AUDIENCE }),
+        /at least 32 bytes/,
+      ],
+      [
+        'the oct JWK has no k',
+        () => createJwtVerifier({ key: { kty: 'oct' }, issuer: ISSUER, audience: AUDIENCE }),
+        /needs "k"/,
+      ],
+      [
+        'the key is an object that is no key',
+        () => createJwtVerifier({ key: {} as never, issuer: ISSUER, audience: AUDIENCE }),
+        /"key" must be/,
+      ],
+      ['algorithms holds a number', () => withAlgorithms([256 as never]), /non-empty array/],
+      [
+        'jwksUrl is neither a string nor a URL',
+        () => createJwtVerifier({ jwksUrl: 42 as never, issuer: ISSUER, audience: AUDIENCE }),
+        /string or a URL/,
       ],
       [
         'the key is private',
@@ -775,3 +852,83 @@ async function reimport(key: TestKey, alg: string): Promise<CryptoKey> {
   const jwk = await exportJWK(key.privateKey);
   return (await importJWK({ ...jwk, alg }, alg)) as CryptoKey;
 }
+
+describe('createPlantStore with createJwtVerifier', () => {
+  function storeFor(jwksUrl: string, t: TestContext) {
+    const memory = createMemoryRepository();
+    const create = t.mock.fn(memory.create.bind(memory));
+    const onError = t.mock.fn((_error: unknown) => {});
+    const verifier = createJwtVerifier({ jwksUrl, issuer: ISSUER, audience: AUDIENCE });
+    const store = createPlantStore({ verifier, repository: { create }, onError });
+    return { store, create, onError };
+  }
+
+  function createRequest(token: string): Request {
+    return new Request('http://x/plants', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"id": 7, "name": "Monstera", "tag": "aroid"}',
+    });
+  }
+
+  it('answers 200 with the plant and hands the claims to the repository when the JWT is valid', async (t) => {
+    const { store, create, onError } = storeFor(jwks.url, t);
+    const token = await sign(es256, { claims: { sub: 'gardener-7' } });
+    const response = await withDeadline(store.handleCreatePlant(createRequest(token)));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.deepEqual(await response.json(), { name: 'Monstera', tag: 'aroid' });
+    assert.equal(create.mock.callCount(), 1);
+    const principal = create.mock.calls[0]?.arguments[1].principal as JWTPayload;
+    assert.deepEqual(principal, decodeJwt(token));
+    assert.equal(onError.mock.callCount(), 0);
+  });
+
+  it('answers 401 with error="invalid_token" and never stores when the JWT is invalid', async (t) => {
+    const { store, create, onError } = storeFor(jwks.url, t);
+    for (const token of [
+      await sign(rs256, { claims: { exp: now() - 120 } }),
+      await sign(stranger),
+      unsignedToken({ alg: 'none' }, { iss: ISSUER, aud: AUDIENCE, exp: now() + 300 }),
+    ]) {
+      const response = await withDeadline(store.handleCreatePlant(createRequest(token)));
+      assert.equal(response.status, 401);
+      assert.equal(
+        response.headers.get('www-authenticate'),
+        'Bearer realm="plant-store", error="invalid_token"',
+      );
+      assert.equal(response.headers.get('content-type'), 'application/json');
+      assert.deepEqual(await response.json(), {
+        error: 401,
+        message: 'the bearer token is not valid',
+      });
+    }
+    assert.equal(create.mock.callCount(), 0);
+    assert.equal(onError.mock.callCount(), 0);
+  });
+
+  it('answers 500 internal error, reports it and never stores when the JWKS server is down', async (t) => {
+    const { store, create, onError } = storeFor(await closedPortUrl(), t);
+    const response = await withDeadline(store.handleCreatePlant(createRequest(await sign(rs256))));
+    assert.equal(response.status, 500);
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.equal(response.headers.get('www-authenticate'), null);
+    assert.deepEqual(await response.json(), { error: 500, message: 'internal error' });
+    assert.equal(create.mock.callCount(), 0);
+    assert.equal(onError.mock.callCount(), 1);
+  });
+
+  it('answers 500 internal error when the JWKS server answers 500', async (t) => {
+    const server = await startJwksServer([rs256.jwk]);
+    server.setMode('error');
+    const { store, create, onError } = storeFor(server.url, t);
+    const response = await withDeadline(store.handleCreatePlant(createRequest(await sign(rs256))));
+    assert.equal(response.status, 500);
+    assert.deepEqual(await response.json(), { error: 500, message: 'internal error' });
+    assert.equal(create.mock.callCount(), 0);
+    assert.deepEqual(
+      (onError.mock.calls[0]?.arguments[0] as { code?: string } | undefined)?.code,
+      'ERR_JOSE_GENERIC',
+    );
+  });
+});
