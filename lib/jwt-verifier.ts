@@ -22,8 +22,18 @@ import {
 import type { TokenVerdict, TokenVerifier, TokenVerifierContext } from './types.ts';
 
 /**
- * The algorithms accepted when `algorithms` is not given and the key source is a JWKS or a
- * public key: `RS256`, `PS256`, `ES256` and `EdDSA`.
+ * The allowlist `createJwtVerifier` uses when `algorithms` is not given and the key source is a
+ * JWKS or a public key: `RS256`, `PS256`, `ES256` and `EdDSA`, the contract's default. Frozen.
+ *
+ * @example
+ * ```ts
+ * const verifier = createJwtVerifier({
+ *   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+ *   issuer: 'https://id.example.com/',
+ *   audience: 'plant-store',
+ *   algorithms: [...DEFAULT_JWT_ALGORITHMS, 'ES384'],
+ * });
+ * ```
  */
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([
   'RS256',
@@ -156,6 +166,7 @@ type KeyResolver = (
  *   unknown algorithm or `none`, or mixes HMAC with the key source.
  * @example
  * ```ts
+ * import { createPlantStore } from 'plant-store';
  * import { createJwtVerifier } from 'plant-store/jwt';
  *
  * const verifier = createJwtVerifier({
@@ -233,7 +244,7 @@ export function createJwtVerifier(options: CreateJwtVerifierOptions): TokenVerif
           refuseEmbeddedKeys(header);
           const resolved = await resolveKey(header, jws);
           keyInHand = true;
-          return resolved as Uint8Array;
+          return resolved as Uint8Array; // the cast only selects jwtVerify's getKey overload
         },
         verifyOptions,
       );
