@@ -197,10 +197,8 @@ function run(
     // error is settled into an already-settled promise and so ignored, never unhandled.
     Promise.resolve()
       .then(() => client.query(text, values))
-      .then(
-        (result) => resolve(rowsOf(result)),
-        (error: unknown) => reject(error),
-      )
+      .then(rowsOf)
+      .then(resolve, reject)
       .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

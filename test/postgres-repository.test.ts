@@ -3,12 +3,14 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { createPlantStore } from '../lib/create-plant-store.ts';
 import {
   createPostgresRepository,
   ensurePlantTable,
   type PostgresClient,
   type PostgresTableOptions,
 } from '../lib/postgres-repository.ts';
+import { createStaticTokenVerifier } from '../lib/static-token-verifier.ts';
 import type { NewPlant, PlantRepository } from '../lib/types.ts';
 import { describeRepositoryConformance } from './_repository-conformance.ts';
 
@@ -354,6 +356,98 @@ for (const backend of backends) {
   });
 }
 
+function post(body: string): Request {
+  return new Request('http://localhost/plants', {
+    method: 'POST',
+    headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
+    body,
+  });
+}
+
+async function answer(response: Response) {
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: (await response.json()) as unknown,
+  };
+}
+
+const verifier = createStaticTokenVerifier(['t0ken']);
+
+for (const backend of backends) {
+  describe(`createPlantStore with createPostgresRepository on ${backend.name}`, () => {
+    it('answers 200, 200 on replay and 409 on conflict when plants are stored in the database', async () => {
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        const onError = (error: unknown) => assert.fail(`unexpected onError: ${error}`);
+        const store = createPlantStore({ repository, verifier, onError });
+        const plant = '{"id": 9223372036854775807, "name": "Monstera \uD83C\uDF3F", "tag": ""}';
+        const ok = {
+          status: 200,
+          type: 'application/json',
+          body: { name: 'Monstera 🌿', tag: '' },
+        };
+        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+        const conflict = await answer(
+          await store.fetch(post('{"id": 9223372036854775807, "name": "Monstera 🌿"}')),
+        );
+        assert.deepStrictEqual(conflict, {
+          status: 409,
+          type: 'application/json',
+          body: { error: 409, message: 'a different plant is already stored under this id' },
+        });
+        const { rows } = await client.query(
+          `SELECT id::text AS id, name, tag FROM ${qualified(table)}`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ id: '9223372036854775807', name: 'Monstera 🌿', tag: '' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}
+
+describe('createPlantStore with createPostgresRepository', () => {
+  it('answers 500 internal error and reports the cause when the database fails', async () => {
+    const failure = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+    const { client } = scriptedClient(async () => {
+      throw failure;
+    });
+    const reported: unknown[] = [];
+    const store = createPlantStore({
+      repository: createPostgresRepository(client),
+      verifier,
+      onError: (error) => reported.push(error),
+    });
+    assert.deepStrictEqual(await answer(await store.fetch(post('{"id": 1, "name": "a"}'))), {
+      status: 500,
+      type: 'application/json',
+      body: { error: 500, message: 'internal error' },
+    });
+    assert.deepStrictEqual(reported, [failure]);
+  });
+
+  it('answers 503 when the database does not answer before the deadline', async () => {
+    const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const store = createPlantStore({
+      repository: createPostgresRepository(client),
+      verifier,
+      timeoutMs: 50,
+      onError: (error) => assert.fail(`unexpected onError: ${error}`),
+    });
+    const response = await answer(await store.fetch(post('{"id": 1, "name": "a"}')));
+    assert.equal(response.status, 503);
+    assert.deepStrictEqual(response.body, {
+      error: 503,
+      message: 'the request timed out; retrying it is safe',
+    });
+    assert.equal(calls.length, 1);
+  });
+});
+
 if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
   describe('createPostgresRepository across processes on the PostgreSQL server', () => {
     it('lets exactly one create win when 50 creates of one id are split over two pools', async () => {
@@ -401,9 +495,10 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
         const repository = createPostgresRepository(await poolB(), table);
         let settled = false;
         const pending = repository.create({ id: 9n, name: 'late' }, { signal: signal() });
-        pending.finally(() => {
+        const settle = () => {
           settled = true;
-        });
+        };
+        pending.then(settle, settle);
         await sleep(200);
         assert.equal(settled, false, 'the create should wait for the open transaction');
         await holder.query('COMMIT');
@@ -531,6 +626,21 @@ describe('createPostgresRepository', () => {
         createPostgresRepository(client).create({ id: 1n, name: 'a' }, { signal: signal() }),
         /row of the wrong shape/,
       );
+    }
+  });
+
+  it('rejects with a TypeError when query resolves to something without rows', async () => {
+    for (const result of [undefined, {}, { rows: 'no' }]) {
+      const { client } = scriptedClient(async () => result);
+      await assert.rejects(
+        createPostgresRepository(client).create({ id: 1n, name: 'a' }, { signal: signal() }),
+        TypeError,
+      );
+      const noSignal = createPostgresRepository(client).create(
+        { id: 1n, name: 'a' },
+        undefined as unknown as { signal: AbortSignal },
+      );
+      await assert.rejects(noSignal, TypeError);
     }
   });
 
