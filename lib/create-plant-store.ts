@@ -136,6 +136,8 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     signal: AbortSignal,
   ): Promise<ErrorReply> {
     const verdict = await verifier.verify(token, { signal });
+    // After each wait, stop if the store already gave up: no late writes nobody will answer.
+    signal.throwIfAborted();
     // Fail closed: only an explicit { valid: true } lets a request through.
     if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
 
@@ -147,6 +149,7 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     const bytes = await input.readBody(maxBodyBytes);
     if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, tooLarge);
     if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
+    signal.throwIfAborted();
 
     const plant = readJsonPlant(bytes);
     if ('code' in plant) return errorReply(plant.code, plant.message);

@@ -371,6 +371,29 @@ describe('handleCreatePlant: 5. size', () => {
     assert.deepEqual(over.body, { error: 413, message: 'request body is larger than 64 bytes' });
   });
 
+  it('does not trust a Content-Length under the limit: a longer stream is still cut at the limit', async () => {
+    const { store, repository } = testStore({ maxBodyBytes: 1000 });
+    const { stream, state } = countingStream(endlessChunks(100));
+    const response = await send(
+      store.handleCreatePlant,
+      plantRequest(stream, { 'content-length': '10' }),
+    );
+    assert.equal(response.status, 413);
+    assert.ok(state.pulled <= 1100, `pulled ${state.pulled} bytes`);
+    assert.equal(repository.create.mock.callCount(), 0);
+  });
+
+  it('reads a body that arrives in many chunks, a character split across two', async () => {
+    const { store, repository } = testStore();
+    const bytes = encoder.encode(json({ id: 3, name: 'a€b', tag: 'tag' }));
+    const split = bytes.indexOf(0xe2) + 1; // inside the three bytes of €
+    const chunks = [bytes.subarray(0, 5), bytes.subarray(5, split), bytes.subarray(split)];
+    const { stream } = countingStream(chunks);
+    const response = await send(store.handleCreatePlant, plantRequest(stream));
+    assert.equal(response.status, 200);
+    assert.deepEqual(storedBy(repository), { id: 3n, name: 'a€b', tag: 'tag' });
+  });
+
   it('counts bytes, not characters', async () => {
     const { store } = testStore({ maxBodyBytes: 40 });
     // 30 characters, but the name is 10 × 3 bytes: 50 bytes.
@@ -787,6 +810,31 @@ describe('handleCreatePlant: 8. store', () => {
     assert.equal(seen?.aborted, true);
     assert.equal(response.status, 503);
     assert.equal(onError.mock.callCount(), 0);
+  });
+
+  it('answers 503 and never calls the repository when the client is already gone', async () => {
+    const { store, repository, onError } = testStore();
+    const response = await send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), {}, { signal: AbortSignal.abort() }),
+    );
+    assert.equal(response.status, 503);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // let any late work surface
+    assert.equal(repository.create.mock.callCount(), 0);
+    assert.equal(onError.mock.callCount(), 0);
+  });
+
+  it('does not call the repository after the deadline passed during a slow verify', async () => {
+    const { store, repository } = testStore({
+      timeoutMs: 30,
+      verifier: {
+        verify: () => new Promise((resolve) => setTimeout(() => resolve({ valid: true }), 80)),
+      },
+    });
+    const response = await send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'a' })));
+    assert.equal(response.status, 503);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(repository.create.mock.callCount(), 0);
   });
 
   it('stores exactly one content when many creates of one id race', async () => {

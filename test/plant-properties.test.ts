@@ -12,7 +12,11 @@ function spellings(n: bigint): fc.Arbitrary<string> {
     fc.constant(n.toString()),
     fc.integer({ min: 1, max: 4 }).map((zeros) => `${n}.${'0'.repeat(zeros)}`),
     // Shift the point right and compensate with a negative exponent: 12 → 1200e-2.
-    fc.integer({ min: 1, max: 25 }).map((shift) => `${n}${'0'.repeat(shift)}e-${shift}`),
+    fc
+      .integer({ min: 1, max: 25 })
+      .map((shift) =>
+        n === 0n ? `0.${'0'.repeat(shift)}e${shift}` : `${n}${'0'.repeat(shift)}e-${shift}`,
+      ),
     // Scientific notation: 1234 → 1.234e3 (or 1234e0 for one digit).
     fc
       .constantFrom('e', 'E', 'e+')
