@@ -428,6 +428,19 @@ describe('handleCreatePlant: 6. decoding', () => {
     });
   }
 
+  it('skips a byte order mark at the start of the body but keeps U+FEFF inside a string', async () => {
+    const { store, repository } = testStore();
+    const body = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...encoder.encode(json({ id: 1, name: '\ufeffa' })),
+    ]);
+    const response = await send(store.handleCreatePlant, plantRequest(body));
+    assert.equal(response.status, 200);
+    assert.equal(storedBy(repository).name, '\ufeffa');
+  });
+
   it('keeps multi-byte UTF-8 exactly', async () => {
     const { store, repository } = testStore();
     const name = 'Ficus 🌿 µ 漢字 é';
