@@ -319,6 +319,8 @@ async function respond(
 
   const request = toRequest(req, controller.signal, body);
   if (typeof request === 'string') {
+    // A client that sends a request fetch cannot represent is not worth keeping.
+    res.shouldKeepAlive = false;
     sendReply(res, errorReply('ERR_BAD_REQUEST', request));
     return;
   }
