@@ -1,4 +1,10 @@
-import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from './types.ts';
+import type {
+  CreatePlantOutcome,
+  NewPlant,
+  Plant,
+  PlantRepository,
+  PlantRepositoryContext,
+} from './types.ts';
 
 /**
  * Creates the in-memory `PlantRepository`, the store's default: plants live in a `Map` keyed by
@@ -7,7 +13,7 @@ import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from './typ
  * A create is atomic because the lookup and the insert run in one synchronous step: no other
  * request can interleave between them.
  *
- * @returns A repository whose `create` never throws.
+ * @returns A repository whose `create` rejects only when its signal has already fired.
  * @example
  * ```ts
  * const repository = createMemoryRepository();
@@ -17,7 +23,9 @@ import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from './typ
 export function createMemoryRepository(): PlantRepository {
   const plants = new Map<bigint, Plant>();
   return {
-    create(plant: NewPlant): Promise<CreatePlantOutcome> {
+    create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome> {
+      // Like any store, write nothing for a request that is already over.
+      if (context.signal.aborted) return Promise.reject(context.signal.reason);
       const existing = plants.get(plant.id);
       if (existing !== undefined) return Promise.resolve({ created: false, existing });
       // Store a copy of the declared fields only, so the caller's object is never retained.

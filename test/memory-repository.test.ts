@@ -1,10 +1,7 @@
 import { createMemoryRepository } from '../lib/memory-repository.ts';
 import { describeRepositoryConformance } from './_repository-conformance.ts';
 
-describeRepositoryConformance(
-  'createMemoryRepository',
-  async () => ({ repository: createMemoryRepository(), cleanup: async () => {} }),
-  // The in-memory create is one synchronous step and ignores its signal today; it is held to
-  // telling the truth about what it stored instead.
-  { honoursAbortedSignal: false },
-);
+describeRepositoryConformance('createMemoryRepository', async () => ({
+  repository: createMemoryRepository(),
+  cleanup: async () => {},
+}));
