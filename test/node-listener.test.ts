@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { serve } from '../lib/node-listener.ts';
+import { TOKEN, testStore } from './_fakes.ts';
 import {
   DEADLINE_MS,
   delay,
@@ -13,6 +14,7 @@ import {
   type TestServer,
   withDeadline,
 } from './_node-helpers.ts';
+import { assertMatchesOpenApi } from './_openapi.ts';
 
 const INTERNAL = { error: 500, message: 'internal error' };
 
@@ -601,5 +603,107 @@ describe('serve', () => {
       () => serve({ fetch: echo, headersTimeout: 2000, requestTimeout: 1000 }),
       TypeError,
     );
+  });
+});
+
+describe('serve with createPlantStore', () => {
+  const { store, repository } = testStore();
+  let handle: Awaited<ReturnType<typeof serve>>;
+  before(async () => {
+    handle = await serve({ fetch: store.fetch, port: 0 });
+  });
+  after(() => handle.close());
+
+  /** Sends over HTTP and checks the response against the OpenAPI document. */
+  async function call(
+    path: string,
+    init: RequestInit & { duplex?: 'half' },
+    where: 'createPlant' | 'NotFound' | 'MethodNotAllowed' = 'createPlant',
+  ): Promise<{ response: Response; body: unknown }> {
+    const response = await withDeadline(fetch(handle.url + path, init), `${init.method} ${path}`);
+    const body = await assertMatchesOpenApi(response.clone(), where);
+    return { response, body };
+  }
+  const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+  it('answers 401 with WWW-Authenticate when the token is missing or rejected', async () => {
+    const missing = await call('/plants', { method: 'POST', body: '{"id":1,"name":"a"}' });
+    assert.equal(missing.response.status, 401);
+    assert.equal(missing.response.headers.get('www-authenticate'), 'Bearer realm="plant-store"');
+    const rejected = await call('/plants', {
+      method: 'POST',
+      headers: { ...auth, authorization: 'Bearer wrong' },
+      body: '{"id":1,"name":"a"}',
+    });
+    assert.equal(rejected.response.status, 401);
+    assert.equal(
+      rejected.response.headers.get('www-authenticate'),
+      'Bearer realm="plant-store", error="invalid_token"',
+    );
+    assert.equal(repository.create.mock.callCount(), 0);
+  });
+
+  it('answers 405 with Allow: POST when the method is not POST', async () => {
+    const { response, body } = await call('/plants', { method: 'GET' }, 'MethodNotAllowed');
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'POST');
+    assert.equal((body as { error: number }).error, 405);
+  });
+
+  it('answers 404 for an unknown path and serves the OpenAPI document without a token', async () => {
+    const missing = await call('/nope', { method: 'GET' }, 'NotFound');
+    assert.equal(missing.response.status, 404);
+    const document = await withDeadline(fetch(`${handle.url}/openapi.json`), 'GET /openapi.json');
+    assert.equal(document.status, 200);
+    assert.equal(document.headers.get('content-type'), 'application/json');
+    assert.equal((await document.json()).openapi, '3.1.0');
+  });
+
+  it('answers 400 when the body is empty and 415 when it is not JSON', async () => {
+    const empty = await call('/plants', { method: 'POST', headers: auth, body: '' });
+    assert.equal(empty.response.status, 400);
+    const text = await call('/plants', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: '{"id":1,"name":"a"}',
+    });
+    assert.equal(text.response.status, 415);
+    assert.equal(repository.create.mock.callCount(), 0);
+  });
+
+  it('answers 413 when a chunked body streams past the limit', async () => {
+    const chunk = new TextEncoder().encode(' '.repeat(16 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 200 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const { response } = await call('/plants', {
+      method: 'POST',
+      headers: auth,
+      body,
+      duplex: 'half',
+    });
+    assert.equal(response.status, 413);
+    assert.equal(response.headers.get('content-length'), null);
+    assert.equal(repository.create.mock.callCount(), 0);
+  });
+
+  it('creates with 200, replays with 200 and refuses a different plant under the id with 409', async () => {
+    const plant = '{"id": 9007199254740993, "name": "Monstera", "tag": "aroid"}';
+    const created = await call('/plants', { method: 'POST', headers: auth, body: plant });
+    assert.equal(created.response.status, 200);
+    assert.deepEqual(created.body, { name: 'Monstera', tag: 'aroid' });
+    const replay = await call('/plants', { method: 'POST', headers: auth, body: plant });
+    assert.equal(replay.response.status, 200);
+    const conflict = await call('/plants', {
+      method: 'POST',
+      headers: auth,
+      body: '{"id": 9007199254740993, "name": "Fern"}',
+    });
+    assert.equal(conflict.response.status, 409);
   });
 });
