@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseSettings } from '../lib/_settings.ts';
+
+function settingsOf(env: Record<string, string>) {
+  const result = parseSettings(env);
+  assert.ok(result.ok, `expected settings, got ${JSON.stringify(result)}`);
+  return result.settings;
+}
+
+function errorOf(env: Record<string, string>): string {
+  const result = parseSettings(env);
+  assert.ok(!result.ok, `expected an error for ${JSON.stringify(env)}`);
+  assert.doesNotMatch(result.error, /\n/, 'the error is one line');
+  return result.error;
+}
+
+describe('parseSettings', () => {
+  it('returns port 3000, host 127.0.0.1, a random token and memory storage when nothing is set', () => {
+    assert.deepEqual(parseSettings({}), {
+      ok: true,
+      settings: {
+        port: 3000,
+        host: '127.0.0.1',
+        auth: { kind: 'random-token' },
+        storage: { kind: 'memory' },
+      },
+    });
+  });
+
+  it('reads PORT as a decimal integer in 0-65535 when it is one', () => {
+    assert.equal(settingsOf({ PORT: '0' }).port, 0);
+    assert.equal(settingsOf({ PORT: '8080' }).port, 8080);
+    assert.equal(settingsOf({ PORT: '65535' }).port, 65535);
+  });
+
+  it('reports PORT when it is not an integer in 0-65535', () => {
+    for (const port of [
+      '',
+      'abc',
+      '-1',
+      '65536',
+      '99999',
+      '3000.5',
+      '1e3',
+      ' 80',
+      '0x50',
+      '123456',
+    ]) {
+      assert.equal(
+        errorOf({ PORT: port }),
+        `PORT must be an integer in 0-65535, got ${JSON.stringify(port)}`,
+      );
+    }
+  });
+
+  it('reads HOST as given and reports it when empty', () => {
+    assert.equal(settingsOf({ HOST: '0.0.0.0' }).host, '0.0.0.0');
+    assert.equal(settingsOf({ HOST: '::1' }).host, '::1');
+    assert.equal(errorOf({ HOST: '' }), 'HOST must not be empty');
+    assert.equal(errorOf({ HOST: '  ' }), 'HOST must not be empty');
+  });
+
+  it('splits PLANT_STORE_TOKENS on commas and trims each token when it is set', () => {
+    assert.deepEqual(settingsOf({ PLANT_STORE_TOKENS: ' alpha , beta,gamma~+/= ' }).auth, {
+      kind: 'tokens',
+      tokens: ['alpha', 'beta', 'gamma~+/='],
+    });
+    assert.deepEqual(settingsOf({ PLANT_STORE_TOKENS: 'solo,,' }).auth, {
+      kind: 'tokens',
+      tokens: ['solo'],
+    });
+  });
+
+  it('reports PLANT_STORE_TOKENS when it is set but holds no token', () => {
+    for (const tokens of ['', ',', ' , ,', '   ']) {
+      assert.equal(
+        errorOf({ PLANT_STORE_TOKENS: tokens }),
+        'PLANT_STORE_TOKENS is set but holds no token (comma-separated list)',
+      );
+    }
+  });
+
+  it('reports a token that is not an RFC 6750 b64token without echoing it', () => {
+    const error = errorOf({ PLANT_STORE_TOKENS: 'good, bad secret' });
+    assert.match(error, /^PLANT_STORE_TOKENS: token 2 is not a valid bearer token/);
+    assert.doesNotMatch(error, /secret/);
+    errorOf({ PLANT_STORE_TOKENS: 'a=b' });
+    errorOf({ PLANT_STORE_TOKENS: 'é' });
+  });
+
+  it('reports the first bad setting when several are bad', () => {
+    assert.match(errorOf({ PORT: 'x', PLANT_STORE_TOKENS: '' }), /^PORT /);
+  });
+});
