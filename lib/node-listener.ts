@@ -589,12 +589,9 @@ function rejectClient(
     return;
   }
   rejected.add(socket);
-  const reply =
-    code === 'HPE_HEADER_OVERFLOW'
-      ? errorReply('ERR_HEADERS_TOO_LARGE')
-      : code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-        ? errorReply('ERR_BODY_TOO_LARGE')
-        : errorReply('ERR_BAD_REQUEST');
+  const reply = errorReply(
+    code === 'HPE_HEADER_OVERFLOW' ? 'ERR_HEADERS_TOO_LARGE' : 'ERR_BAD_REQUEST',
+  );
   let head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\n`;
   for (const name in reply.headers) head += `${name}: ${reply.headers[name]}\r\n`;
   head += `content-length: ${Buffer.byteLength(reply.body)}\r\nconnection: close\r\n\r\n`;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { serve } from '../lib/node-listener.ts';
+import { serve, toNodeListener } from '../lib/node-listener.ts';
 import { TOKEN, testStore } from './_fakes.ts';
 import {
   DEADLINE_MS,
@@ -123,15 +124,22 @@ describe('toNodeListener', () => {
     }
   });
 
-  it('answers 400 when the method cannot be a fetch Request', async () => {
+  it('answers 400 when the method or the request target cannot be a fetch Request', async () => {
     const server = await start(echo);
-    const reply = parseRawResponse(
+    const trace = parseRawResponse(
       await rawExchange(
         server.port,
         'TRACE / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n',
       ),
     );
-    assert.deepEqual(JSON.parse(reply.body), { error: 400, message: 'malformed request' });
+    assert.deepEqual(JSON.parse(trace.body), { error: 400, message: 'malformed request' });
+    const asterisk = parseRawResponse(
+      await rawExchange(server.port, 'OPTIONS * HTTP/1.1\r\nHost: a.test\r\n\r\n'),
+    );
+    assert.deepEqual(JSON.parse(asterisk.body), {
+      error: 400,
+      message: 'the request target is not supported',
+    });
   });
 
   it('takes the URL from an absolute-form request target', async () => {
@@ -174,6 +182,45 @@ describe('toNodeListener', () => {
     // The server survived and serves the next client.
     const { response } = await send(`${server.url}/x`, {});
     assert.equal(response.statusCode, 200);
+  });
+
+  it('fails the body read at once when the client left before the handler started reading', async () => {
+    const failed = gate<unknown>();
+    const server = await start(async (request) => {
+      if (!request.signal.aborted) {
+        await new Promise((resolve) => request.signal.addEventListener('abort', resolve));
+      }
+      await request.text().catch((error: unknown) => failed.open(error));
+      return new Response('never sent');
+    });
+    const client = await rawClient(server.port);
+    client.socket.write('POST /plants HTTP/1.1\r\nHost: a.test\r\nContent-Length: 100\r\n\r\n12');
+    await delay(50);
+    client.socket.destroy();
+    const error = await withDeadline(failed.promise, 'the late body read to fail');
+    assert.ok(error instanceof Error);
+  });
+
+  it('gives an empty body instead of hanging when the host consumed the body first', async () => {
+    const listener = toNodeListener(echo);
+    const server = createServer((req, res) => {
+      // What a body parser mounted before the listener (Express) does.
+      req.resume();
+      req.once('end', () => listener(req, res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const { body } = await send(`http://127.0.0.1:${port}/x`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: ['consumed'],
+      });
+      assert.equal(JSON.parse(body).body, '');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('aborts request.signal when the client leaves before the handler answered, and not after a finished response', async () => {
@@ -223,6 +270,31 @@ describe('toNodeListener', () => {
     assert.match(reply.slice(0, end), /\r\nx-kind: fern/);
     assert.equal(reply.slice(end + 4), '');
     await withDeadline(cancelled.promise, 'the response body to be cancelled');
+  });
+
+  it('cancels the response body and survives when the client disconnects mid-stream', async () => {
+    const cancelled = gate();
+    const aborted = gate();
+    const server = await start(
+      (request) => {
+        request.signal.addEventListener('abort', () => aborted.open());
+        return new Response(
+          new ReadableStream({
+            pull: (controller) => controller.enqueue(new Uint8Array(16 * 1024)),
+            cancel: () => cancelled.open(),
+          }),
+        );
+      },
+      { onError: () => assert.fail('a client that left is not an error') },
+    );
+    const client = await rawClient(server.port);
+    client.socket.write('GET /endless HTTP/1.1\r\nHost: a.test\r\n\r\n');
+    await client.waitFor(/200 OK/, 'the stream to start');
+    client.socket.destroy();
+    await withDeadline(cancelled.promise, 'the response body to be cancelled');
+    await withDeadline(aborted.promise, 'request.signal to abort');
+    const { response } = await send(`${server.url}/x`, { method: 'HEAD' });
+    assert.equal(response.statusCode, 200);
   });
 
   it('keeps several Set-Cookie headers separate and passes the status text', async () => {
@@ -346,6 +418,31 @@ describe('toNodeListener', () => {
     assert.ok(reported[1] instanceof TypeError);
   });
 
+  it('still answers 500 when onError throws, and logs to console.error when no onError is given', async (t) => {
+    const throwing = await start(
+      () => {
+        throw new Error('handler');
+      },
+      {
+        onError: () => {
+          throw new Error('onError broke too');
+        },
+      },
+    );
+    const response = await withDeadline(fetch(throwing.url), 'fetch');
+    assert.equal(response.status, 500);
+    assert.deepEqual(await response.json(), INTERNAL);
+
+    const logged = t.mock.method(console, 'error', () => {});
+    const boom = new Error('logged');
+    const quiet = await start(() => {
+      throw boom;
+    });
+    assert.equal((await withDeadline(fetch(quiet.url), 'fetch')).status, 500);
+    assert.equal(logged.mock.callCount(), 1);
+    assert.equal(logged.mock.calls[0]?.arguments[0], boom);
+  });
+
   it('destroys the connection and reports once when the response body fails after the headers', async () => {
     const reported: unknown[] = [];
     const server = await start(
@@ -405,7 +502,6 @@ describe('toNodeListener', () => {
   });
 
   it('throws a TypeError when the handler or an option is invalid', async () => {
-    const { toNodeListener } = await import('../lib/node-listener.ts');
     assert.throws(() => toNodeListener(undefined as unknown as () => Response), TypeError);
     assert.throws(() => toNodeListener(echo, { maxDrainBytes: -1 }), TypeError);
     assert.throws(() => toNodeListener(echo, { drainTimeout: 1.5 }), TypeError);
