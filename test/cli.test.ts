@@ -111,6 +111,22 @@ describe('plant-store CLI', () => {
     assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
   });
 
+  it('cuts in-flight requests at once and exits 0 when a second signal arrives', async () => {
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok' });
+    const [, , port] = await child.line(READY, 'the readiness line');
+    const client = await rawClient(Number(port));
+    client.socket.write(
+      'POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
+    await delay(100);
+    child.process.kill('SIGTERM');
+    await delay(100);
+    assert.equal(child.process.exitCode, null, 'still waiting for the in-flight request');
+    child.process.kill('SIGINT');
+    assert.equal(await withDeadline(child.exited, 'the exit after the second signal', 2000), 0);
+    await withDeadline(client.closed, 'the in-flight connection to be cut');
+  });
+
   it('exits 2 with one line on stderr and listens on nothing when a setting is bad', async () => {
     const cases: Record<string, string>[] = [
       { PORT: 'abc' },
