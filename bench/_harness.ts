@@ -1,0 +1,333 @@
+/**
+ * What `bench/run.ts` and `bench/profile.ts` share: the list of servers, starting one pinned
+ * to a core (precompiled with esbuild or through tsx), the correctness check, wrk and its
+ * output, peak RSS, and stopping a server for sure.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MAX_BODY_BYTES, READY_PREFIX, TOKEN } from './servers/_common.ts';
+
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const ROOT_DIR = dirname(BENCH_DIR);
+export const BUILD_DIR = join(BENCH_DIR, '.build');
+
+/** The servers, in the order of the table; `node-http` is the baseline. */
+export const SERVERS = [
+  'node-http',
+  'fastify',
+  'hono',
+  'srvx',
+  'node-fetch-server',
+  'plant-store',
+] as const;
+export type ServerName = (typeof SERVERS)[number];
+
+/** How a server's TypeScript is run: precompiled by esbuild, or through tsx's loader. */
+export type LoaderMode = 'build' | 'tsx';
+
+/** The cores: the server on one, wrk on the other. */
+export const SERVER_CORE = '0';
+export const WRK_CORE = '1';
+
+/** Bundles every server (our code only; packages stay external) into `bench/.build`. */
+export async function buildServers(names: readonly ServerName[]): Promise<void> {
+  const { build } = await import('esbuild');
+  mkdirSync(BUILD_DIR, { recursive: true });
+  await build({
+    entryPoints: names.map((name) => join(BENCH_DIR, 'servers', `${name}.ts`)),
+    outdir: BUILD_DIR,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+}
+
+/** A running benchmark server. */
+export interface RunningServer {
+  readonly name: ServerName;
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly url: string;
+  /** What the server wrote on stderr so far (for reports of a failure). */
+  readonly stderr: () => string;
+}
+
+const live = new Set<ChildProcess>();
+
+/** Kills every server still running (on exit, on failure, on Ctrl-C). */
+export function killAll(): void {
+  for (const child of live) child.kill('SIGKILL');
+  live.clear();
+}
+process.once('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/**
+ * Starts a server pinned to `SERVER_CORE` (taskset execs node, so the pid is node's) and waits
+ * for its ready line, at most 20 s.
+ */
+export function startServer(
+  name: ServerName,
+  mode: LoaderMode,
+  nodeFlags: readonly string[] = [],
+): Promise<RunningServer> {
+  const entry =
+    mode === 'build'
+      ? [join(BUILD_DIR, `${name}.mjs`)]
+      : ['--import', 'tsx', join(BENCH_DIR, 'servers', `${name}.ts`)];
+  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...nodeFlags, ...entry], {
+    cwd: ROOT_DIR,
+    env: { ...process.env, PORT: '0', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    if (stderr.length < 10_000) stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => fail(new Error(`${name}: no ready line within 20 s`)), 20_000);
+    const fail = (error: Error): void => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n${stderr}`));
+    };
+    child.once('exit', (code) => fail(new Error(`${name} exited (${code}) before it was ready`)));
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      stdout += chunk;
+      const at = stdout.indexOf(READY_PREFIX);
+      const end = stdout.indexOf('\n', at);
+      if (at === -1 || end === -1) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.once('exit', () => live.delete(child));
+      resolve({
+        name,
+        child,
+        pid: child.pid as number,
+        url: stdout.slice(at + READY_PREFIX.length, end).trim(),
+        stderr: () => stderr,
+      });
+    });
+  });
+}
+
+/** Stops a server: SIGTERM, then SIGKILL after `graceMs`; resolves when it is gone. */
+export function stopServer(server: RunningServer, graceMs = 5000): Promise<void> {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      live.delete(child);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** The server's peak resident set size in KiB (`VmHWM`), read while it still runs. */
+export function peakRssKiB(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Probe {
+  readonly what: string;
+  readonly expect: number;
+  readonly init: RequestInit;
+  readonly body?: unknown;
+}
+
+const AUTH = `Bearer ${TOKEN}`;
+const JSON_TYPE = 'application/json';
+
+function post(headers: Record<string, string>, body: string): RequestInit {
+  return { method: 'POST', headers, body, signal: AbortSignal.timeout(5000) };
+}
+
+/**
+ * The correctness check: 200 on a new id (exact body), 401 without a token, 400 on a bad body
+ * (twice: not JSON, and no id), 409 on a conflicting replay, 200 on an identical replay, 413 on
+ * an oversized body, 415 on a wrong content type. Returns the failures, empty when it passed.
+ */
+export async function checkServer(url: string): Promise<string[]> {
+  const ok = { authorization: AUTH, 'content-type': JSON_TYPE };
+  const probes: Probe[] = [
+    {
+      what: 'new id',
+      expect: 200,
+      init: post(ok, '{"id":7,"name":"Monstera","tag":"aroid"}'),
+      body: { name: 'Monstera', tag: 'aroid' },
+    },
+    {
+      what: 'no token',
+      expect: 401,
+      init: post({ 'content-type': JSON_TYPE }, '{"id":8,"name":"Fern"}'),
+    },
+    {
+      what: 'wrong token',
+      expect: 401,
+      init: post(
+        { authorization: 'Bearer nope', 'content-type': JSON_TYPE },
+        '{"id":8,"name":"F"}',
+      ),
+    },
+    { what: 'body not JSON', expect: 400, init: post(ok, '{"id":8,') },
+    { what: 'body without id', expect: 400, init: post(ok, '{"name":"Fern"}') },
+    { what: 'id not an integer', expect: 400, init: post(ok, '{"id":1.5,"name":"Fern"}') },
+    { what: 'conflicting replay', expect: 409, init: post(ok, '{"id":7,"name":"Fern"}') },
+    {
+      what: 'identical replay',
+      expect: 200,
+      init: post(ok, '{"id":7,"name":"Monstera","tag":"aroid"}'),
+      body: { name: 'Monstera', tag: 'aroid' },
+    },
+    {
+      what: 'oversized body',
+      expect: 413,
+      init: post(ok, `{"id":9,"name":"Fern","padding":"${'x'.repeat(MAX_BODY_BYTES)}"}`),
+    },
+    {
+      what: 'wrong content type',
+      expect: 415,
+      init: post({ authorization: AUTH, 'content-type': 'text/plain' }, '{"id":10,"name":"Fern"}'),
+    },
+  ];
+  const failures: string[] = [];
+  for (const probe of probes) {
+    try {
+      const response = await fetch(`${url}/plants`, probe.init);
+      const text = await response.text();
+      if (response.status !== probe.expect) {
+        failures.push(
+          `${probe.what}: ${response.status}, expected ${probe.expect}: ${text.slice(0, 120)}`,
+        );
+        continue;
+      }
+      if (
+        probe.body !== undefined &&
+        JSON.stringify(JSON.parse(text)) !== JSON.stringify(probe.body)
+      ) {
+        failures.push(`${probe.what}: body ${text.slice(0, 120)}`);
+      }
+    } catch (error) {
+      failures.push(`${probe.what}: ${(error as Error).message}`);
+    }
+  }
+  return failures;
+}
+
+/** What one wrk run measured. */
+export interface WrkResult {
+  readonly requestsPerSecond: number;
+  /** Latency percentiles in milliseconds. */
+  readonly p50: number;
+  readonly p99: number;
+  readonly requests: number;
+  /** Responses that were not 2xx/3xx, plus socket errors: must be 0 for an honest figure. */
+  readonly errors: number;
+  readonly raw: string;
+}
+
+export interface WrkOptions {
+  readonly url: string;
+  readonly seconds: number;
+  readonly connections: number;
+  readonly threads: number;
+  /** The first id of this run (see plant.lua). */
+  readonly idOffset: number;
+}
+
+/** Runs wrk, pinned to `WRK_CORE`, with `plant.lua`; killed if it overruns by 30 s. */
+export function runWrk(options: WrkOptions): Promise<WrkResult> {
+  const args = [
+    '-c',
+    WRK_CORE,
+    'wrk',
+    `-t${options.threads}`,
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    '--timeout',
+    '10s',
+    '--latency',
+    '-s',
+    join(BENCH_DIR, 'plant.lua'),
+    options.url,
+    '--',
+    String(options.idOffset),
+    TOKEN,
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+    });
+    child.stderr.on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), (options.seconds + 30) * 1000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`wrk exited ${code}:\n${out}`));
+      try {
+        resolve(parseWrk(out));
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+
+function latencyMs(raw: string, percentile: string): number {
+  const match = new RegExp(`^\\s*${percentile}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(raw);
+  if (!match) throw new Error(`no ${percentile}% latency in wrk output:\n${raw}`);
+  return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+}
+
+/** Parses wrk's text report (`--latency`). */
+export function parseWrk(raw: string): WrkResult {
+  const rps = /^Requests\/sec:\s+([\d.]+)/m.exec(raw);
+  const total = /^\s*(\d+) requests in /m.exec(raw);
+  if (!rps || !total) throw new Error(`cannot read wrk output:\n${raw}`);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(raw);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(raw);
+  const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+  return {
+    requestsPerSecond: Number(rps[1]),
+    p50: latencyMs(raw, '50'),
+    p99: latencyMs(raw, '99'),
+    requests: Number(total[1]),
+    errors: Number(non2xx?.[1] ?? 0) + socketErrors,
+    raw,
+  };
+}

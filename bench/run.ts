@@ -1,0 +1,199 @@
+/**
+ * `npm run bench`: the plant workload over HTTP, every server against bare `node:http`.
+ *
+ * Each server is first checked for correctness (a failing one is reported, not measured). Then,
+ * per round, the servers run in a rotated order, each as a fresh process pinned to core 0:
+ * a wrk warm-up, then the measured wrk run (pinned to core 1, 50 keep-alive connections, a
+ * unique id per request), then its peak RSS. The table gives medians with min-max over the
+ * rounds and the ratio to bare `node:http` from the same run.
+ *
+ * Flags: --duration <s> (10) --warmup <s> (3) --rounds <n> (3) --connections <n> (50)
+ *        --threads <n> (1) --servers a,b,... (all) --loader build|tsx (build) --raw
+ * Quick run: `npm run bench -- --duration 2 --warmup 1 --rounds 1`
+ */
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import {
+  buildServers,
+  checkServer,
+  killAll,
+  type LoaderMode,
+  peakRssKiB,
+  type RunningServer,
+  runWrk,
+  SERVERS,
+  type ServerName,
+  startServer,
+  stopServer,
+  type WrkResult,
+} from './_harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    threads: { type: 'string', default: '1' },
+    servers: { type: 'string', default: SERVERS.join(',') },
+    loader: { type: 'string', default: 'build' },
+    raw: { type: 'boolean', default: false },
+  },
+});
+
+function positive(name: string, value: string, min = 1): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new TypeError(`--${name} must be an integer >= ${min}`);
+  return n;
+}
+const duration = positive('duration', values.duration);
+const warmup = positive('warmup', values.warmup, 0);
+const rounds = positive('rounds', values.rounds);
+const connections = positive('connections', values.connections);
+const threads = positive('threads', values.threads);
+const mode = values.loader as LoaderMode;
+if (mode !== 'build' && mode !== 'tsx') throw new TypeError('--loader must be build or tsx');
+const names = values.servers.split(',').map((name) => name.trim()) as ServerName[];
+for (const name of names) {
+  if (!SERVERS.includes(name)) throw new TypeError(`unknown server ${name}; known: ${SERVERS}`);
+}
+
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+interface Sample extends WrkResult {
+  readonly rssKiB: number | undefined;
+}
+
+async function measure(name: ServerName, round: number): Promise<Sample> {
+  let server: RunningServer | undefined;
+  try {
+    server = await startServer(name, mode);
+    if (warmup > 0) {
+      await runWrk({ url: server.url, seconds: warmup, connections, threads, idOffset: 1e12 });
+    }
+    const result = await runWrk({
+      url: server.url,
+      seconds: duration,
+      connections,
+      threads,
+      idOffset: 2e12,
+    });
+    const rssKiB = peakRssKiB(server.pid);
+    log(
+      `  round ${round + 1} ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, ` +
+        `p50 ${result.p50} ms, p99 ${result.p99} ms, RSS ${((rssKiB ?? 0) / 1024).toFixed(1)} MiB` +
+        (result.errors > 0 ? `, ${result.errors} ERRORS` : ''),
+    );
+    if (values.raw) log(result.raw);
+    return { ...result, rssKiB };
+  } finally {
+    if (server) await stopServer(server);
+  }
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+function spread(xs: readonly number[], digits: number): string {
+  const fmt = (n: number): string => n.toFixed(digits);
+  if (xs.length === 1) return fmt(xs[0] as number);
+  return `${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`;
+}
+
+async function main(): Promise<void> {
+  log(
+    `bench: ${names.length} servers, ${rounds} round(s) of ${warmup} s warm-up + ${duration} s, ` +
+      `${connections} connections, ${threads} wrk thread(s), loader ${mode}`,
+  );
+  if (mode === 'build') await buildServers(names);
+
+  // Correctness first: a server that breaks the contract is reported, not measured.
+  const failed = new Map<ServerName, string[]>();
+  for (const name of names) {
+    let server: RunningServer | undefined;
+    try {
+      server = await startServer(name, mode);
+      const failures = await checkServer(server.url);
+      if (failures.length > 0) failed.set(name, failures);
+    } catch (error) {
+      failed.set(name, [(error as Error).message]);
+    } finally {
+      if (server) await stopServer(server);
+    }
+    log(
+      `check ${name}: ${failed.has(name) ? `FAILED\n    ${failed.get(name)?.join('\n    ')}` : 'ok'}`,
+    );
+  }
+  const measured = names.filter((name) => !failed.has(name));
+
+  const samples = new Map<ServerName, Sample[]>(measured.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    // Round-robin: each round starts one server later, so no server always runs first or last.
+    const order = measured.map((_, i) => measured[(i + round) % measured.length] as ServerName);
+    log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
+    for (const name of order) {
+      try {
+        samples.get(name)?.push(await measure(name, round));
+      } catch (error) {
+        log(`  round ${round + 1} ${name}: FAILED ${(error as Error).message}`);
+      }
+    }
+  }
+
+  const baseline = samples.get('node-http') ?? [];
+  const baseRps = baseline.length > 0 ? median(baseline.map((s) => s.requestsPerSecond)) : NaN;
+  const lines = [
+    '| server | req/s | × node:http | p50 ms | p99 ms | peak RSS MiB | errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const name of measured) {
+    const runs = samples.get(name) ?? [];
+    if (runs.length === 0) {
+      lines.push(`| ${name} | failed during the run | | | | | |`);
+      continue;
+    }
+    const rps = runs.map((s) => s.requestsPerSecond);
+    const rss = runs.flatMap((s) => (s.rssKiB === undefined ? [] : [s.rssKiB / 1024]));
+    lines.push(
+      `| ${name} | ${spread(rps, 0)} | ${(median(rps) / baseRps).toFixed(2)} | ` +
+        `${spread(
+          runs.map((s) => s.p50),
+          2,
+        )} | ${spread(
+          runs.map((s) => s.p99),
+          2,
+        )} | ${rss.length > 0 ? spread(rss, 1) : 'n/a'} | ${runs.reduce((n, s) => n + s.errors, 0)} |`,
+    );
+  }
+  for (const [name, failures] of failed) {
+    lines.push(
+      `| ${name} | not measured: failed the correctness check (${failures[0]}) | | | | | |`,
+    );
+  }
+
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  process.stdout.write(
+    [
+      `Node ${process.version}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
+        `wrk -t${threads} -c${connections} -d${duration}s --latency (core 1), servers on core 0; ` +
+        `${rounds} round(s) after a ${warmup} s warm-up per process; loader: ${mode}. ` +
+        'Medians (min-max); × node:http is the ratio of median req/s.',
+      '',
+      ...lines,
+      '',
+    ].join('\n'),
+  );
+}
+
+main()
+  .catch((error: unknown) => {
+    log(`bench failed: ${(error as Error).stack ?? error}`);
+    process.exitCode = 1;
+  })
+  .finally(killAll);

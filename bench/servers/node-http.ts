@@ -1,0 +1,96 @@
+/**
+ * The baseline: the plant workload hand-written on bare `node:http`, no framework, no
+ * Request/Response. Bearer check, `Content-Type` check, 100 KiB limit (declared and counted),
+ * `JSON.parse`, validation, insert-if-absent in a `Map`, `200` JSON `{name, tag}`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  announce,
+  type BenchPlant,
+  benchPort,
+  errorBody,
+  exitOnSignal,
+  isAuthorized,
+  isJson,
+  MAX_BODY_BYTES,
+  readPlant,
+  storePlant,
+} from './_common.ts';
+
+const plants = new Map<number, BenchPlant>();
+const JSON_TYPE = 'application/json';
+
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    'content-type': JSON_TYPE,
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+function fail(res: ServerResponse, status: number, message: string): void {
+  send(res, status, errorBody(status, message));
+}
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url !== '/plants') {
+    fail(res, 404, 'not found');
+    return;
+  }
+  if (req.method !== 'POST') {
+    res.setHeader('allow', 'POST');
+    fail(res, 405, 'method not allowed');
+    return;
+  }
+  if (!isAuthorized(req.headers.authorization)) {
+    res.setHeader('www-authenticate', 'Bearer realm="plant-store"');
+    fail(res, 401, 'a bearer token is required');
+    return;
+  }
+  if (!isJson(req.headers['content-type'])) {
+    fail(res, 415, 'unsupported media type');
+    return;
+  }
+  const declared = Number(req.headers['content-length'] ?? '-1');
+  if (declared > MAX_BODY_BYTES) {
+    res.shouldKeepAlive = false; // do not read 100 KiB+ just to throw it away
+    fail(res, 413, 'request body too large');
+    return;
+  }
+
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  req.on('data', (chunk: Buffer) => {
+    if (tooLarge) return;
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      tooLarge = true;
+      res.shouldKeepAlive = false;
+      fail(res, 413, 'request body too large');
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (tooLarge) return;
+    const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString();
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return fail(res, 400, 'body is not valid JSON');
+    }
+    const parsed = readPlant(value);
+    if (typeof parsed === 'string') return fail(res, 400, parsed);
+    if (!storePlant(plants, parsed.id, parsed.plant)) return fail(res, 409, 'id already exists');
+    send(res, 200, JSON.stringify(parsed.plant));
+  });
+}
+
+const server = createServer(handle);
+server.listen(benchPort(), '127.0.0.1', () => {
+  announce((server.address() as AddressInfo).port);
+});
+exitOnSignal(() => new Promise((resolve) => server.close(resolve)));
