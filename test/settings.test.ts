@@ -92,4 +92,28 @@ describe('parseSettings', () => {
   it('reports the first bad setting when several are bad', () => {
     assert.match(errorOf({ PORT: 'x', PLANT_STORE_TOKENS: '' }), /^PORT /);
   });
+
+  it('selects postgres storage with the URL when DATABASE_URL is a postgres URL', () => {
+    for (const url of [
+      'postgres://postgres@127.0.0.1:5432/test',
+      'postgresql://user:pw@db.example.com/plants?sslmode=require',
+      'postgres:///plants',
+    ]) {
+      assert.deepEqual(settingsOf({ DATABASE_URL: url }).storage, { kind: 'postgres', url });
+    }
+  });
+
+  it('reports DATABASE_URL without echoing it when it is not a postgres URL', () => {
+    for (const url of [
+      '',
+      ' ',
+      'not a url',
+      'mysql://root:hunter2@db/x',
+      'http://db/',
+      'postgres',
+    ]) {
+      const error = errorOf({ DATABASE_URL: url });
+      assert.equal(error, 'DATABASE_URL must be a postgres:// or postgresql:// URL');
+    }
+  });
 });
