@@ -116,4 +116,104 @@ describe('parseSettings', () => {
       assert.equal(error, 'DATABASE_URL must be a postgres:// or postgresql:// URL');
     }
   });
+
+  describe('JWT mode', () => {
+    const JWT = {
+      PLANT_STORE_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      PLANT_STORE_JWT_ISSUER: 'https://id.example.com/',
+      PLANT_STORE_JWT_AUDIENCE: 'plant-store',
+    };
+
+    it('selects jwt auth with the default allowlist when the JWKS URL, issuer and audience are set', () => {
+      assert.deepEqual(settingsOf(JWT).auth, {
+        kind: 'jwt',
+        jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+        issuer: 'https://id.example.com/',
+        audience: 'plant-store',
+        algorithms: undefined,
+      });
+      assert.equal(
+        (
+          settingsOf({ ...JWT, PLANT_STORE_JWKS_URL: 'http://127.0.0.1:9/jwks' }).auth as {
+            jwksUrl: string;
+          }
+        ).jwksUrl,
+        'http://127.0.0.1:9/jwks',
+      );
+    });
+
+    it('splits PLANT_STORE_JWT_ALGORITHMS on commas and trims each name when it is set', () => {
+      const auth = settingsOf({ ...JWT, PLANT_STORE_JWT_ALGORITHMS: ' ES256 ,EdDSA,, RS256 ' })
+        .auth as { algorithms: readonly string[] };
+      assert.deepEqual(auth.algorithms, ['ES256', 'EdDSA', 'RS256']);
+    });
+
+    it('reports PLANT_STORE_JWT_ALGORITHMS when it is set but holds no algorithm', () => {
+      for (const algorithms of ['', ',', ' , ']) {
+        assert.equal(
+          errorOf({ ...JWT, PLANT_STORE_JWT_ALGORITHMS: algorithms }),
+          'PLANT_STORE_JWT_ALGORITHMS is set but holds no algorithm (comma-separated list)',
+        );
+      }
+    });
+
+    it('reports PLANT_STORE_TOKENS together with any JWT setting', () => {
+      for (const name of Object.keys(JWT).concat('PLANT_STORE_JWT_ALGORITHMS')) {
+        assert.equal(
+          errorOf({ PLANT_STORE_TOKENS: 'tok', [name]: 'x' }),
+          `PLANT_STORE_TOKENS and ${name} exclude each other: set a token list or the JWT settings, not both`,
+        );
+      }
+      assert.match(errorOf({ ...JWT, PLANT_STORE_TOKENS: 'tok' }), /exclude each other/);
+    });
+
+    it('reports an issuer, audience or allowlist when PLANT_STORE_JWKS_URL is not set', () => {
+      for (const name of [
+        'PLANT_STORE_JWT_ISSUER',
+        'PLANT_STORE_JWT_AUDIENCE',
+        'PLANT_STORE_JWT_ALGORITHMS',
+      ]) {
+        assert.equal(errorOf({ [name]: 'x' }), `${name} needs PLANT_STORE_JWKS_URL (JWT mode)`);
+      }
+      const { PLANT_STORE_JWKS_URL: _, ...withoutUrl } = JWT;
+      assert.equal(
+        errorOf(withoutUrl),
+        'PLANT_STORE_JWT_ISSUER needs PLANT_STORE_JWKS_URL (JWT mode)',
+      );
+    });
+
+    it('reports PLANT_STORE_JWKS_URL when the issuer or the audience is missing', () => {
+      const url = { PLANT_STORE_JWKS_URL: JWT.PLANT_STORE_JWKS_URL };
+      for (const env of [
+        url,
+        { ...url, PLANT_STORE_JWT_ISSUER: 'iss' },
+        { ...url, PLANT_STORE_JWT_AUDIENCE: 'aud' },
+      ]) {
+        assert.equal(
+          errorOf(env),
+          'PLANT_STORE_JWKS_URL needs both PLANT_STORE_JWT_ISSUER and PLANT_STORE_JWT_AUDIENCE (JWT mode)',
+        );
+      }
+    });
+
+    it('reports PLANT_STORE_JWKS_URL when it is not an http or https URL', () => {
+      for (const jwksUrl of ['', 'not a url', 'ftp://id.example.com/jwks', 'file:///etc/jwks']) {
+        assert.equal(
+          errorOf({ ...JWT, PLANT_STORE_JWKS_URL: jwksUrl }),
+          'PLANT_STORE_JWKS_URL must be an http or https URL',
+        );
+      }
+    });
+
+    it('reports an empty issuer or audience', () => {
+      assert.equal(
+        errorOf({ ...JWT, PLANT_STORE_JWT_ISSUER: '' }),
+        'PLANT_STORE_JWT_ISSUER must not be empty',
+      );
+      assert.equal(
+        errorOf({ ...JWT, PLANT_STORE_JWT_AUDIENCE: '' }),
+        'PLANT_STORE_JWT_AUDIENCE must not be empty',
+      );
+    });
+  });
 });
