@@ -1,14 +1,16 @@
 import { bearerToken } from './_bearer-token.ts';
 import { isJsonUtf8 } from './_media-type.ts';
-import { type BodyReadFailure, readBody } from './_read-body.ts';
-import { readJsonPlant } from './_read-json-plant.ts';
 import {
-  type ErrorReply,
-  errorReply,
-  errorResponse,
-  JSON_HEADERS,
-  PlantApiError,
-} from './errors.ts';
+  type ClientWatch,
+  PLAIN_HANDLER,
+  type PlainHandler,
+  type PlainRequest,
+  type Reply,
+} from './_plain-handler.ts';
+import { readBody } from './_read-body.ts';
+import { readJsonPlant } from './_read-json-plant.ts';
+import { RequestLife } from './_request-life.ts';
+import { errorReply, errorResponse, JSON_HEADERS } from './errors.ts';
 import { createMemoryRepository } from './memory-repository.ts';
 import { openApiDocument } from './openapi.ts';
 import type {
@@ -26,22 +28,6 @@ export const DEFAULT_MAX_BODY_BYTES = 102_400;
 export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
 const MAX_TIMEOUT_MS = 2_147_483_647;
-
-/**
- * What the create operation needs of a request, as plain values: the method, three headers, and
- * the body behind a reader. The web-standard front fills it from a `Request`.
- */
-interface CreatePlantInput {
-  readonly method: string;
-  readonly authorization: string | null;
-  readonly contentType: string | null;
-  readonly contentLength: string | null;
-  /** False when the request says it has no body (none at all, or `Content-Length: 0`). */
-  readonly hasBody: boolean;
-  readonly readBody: (maxBytes: number) => Promise<Uint8Array | BodyReadFailure>;
-  /** Fires when the client goes away. */
-  readonly signal: AbortSignal;
-}
 
 const OPENAPI_JSON = JSON.stringify(openApiDocument);
 
@@ -93,51 +79,39 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     }
   }
 
-  async function createPlant(input: CreatePlantInput): Promise<ErrorReply> {
+  async function createPlant(input: PlainRequest): Promise<Reply> {
     if (input.method !== 'POST') return errorReply('ERR_METHOD_NOT_ALLOWED');
     const token = bearerToken(input.authorization);
     if (token === undefined) return errorReply('ERR_MISSING_TOKEN');
 
-    // One signal for the verifier and the repository: it fires when the client goes away or
-    // when the deadline passes, whichever comes first.
-    const controller = new AbortController();
-    const { signal } = controller;
-    let giveUp!: () => void;
-    const gaveUp = new Promise<ErrorReply>((resolve) => {
-      giveUp = () => resolve(errorReply('ERR_TIMEOUT'));
-    });
-    const onClientGone = () => {
-      controller.abort(input.signal.reason);
-      giveUp();
-    };
-    const timer = setTimeout(() => {
-      controller.abort(new PlantApiError('ERR_TIMEOUT'));
-      giveUp();
-    }, timeoutMs);
-    input.signal.addEventListener('abort', onClientGone, { once: true });
-    if (input.signal.aborted) onClientGone();
+    const life = new RequestLife(input.client, timeoutMs);
     try {
       // A hung verifier or repository cannot hold the client past the deadline: the race ends
       // with a 503 and the late result, whatever it is, is dropped.
-      return await Promise.race([authorizeAndStore(input, token, signal), gaveUp]);
+      const reply = await Promise.race([authorizeAndStore(input, token, life), life.gaveUp]);
+      return reply ?? errorReply('ERR_TIMEOUT');
     } catch (error) {
-      if (signal.aborted) return errorReply('ERR_TIMEOUT'); // gone or too late: not a fault
+      if (life.ended) return errorReply('ERR_TIMEOUT'); // gone or too late: not a fault
       report(error);
       return errorReply('ERR_INTERNAL');
     } finally {
-      clearTimeout(timer);
-      input.signal.removeEventListener('abort', onClientGone);
+      life.dispose();
     }
   }
 
   async function authorizeAndStore(
-    input: CreatePlantInput,
+    input: PlainRequest,
     token: string,
-    signal: AbortSignal,
-  ): Promise<ErrorReply> {
-    const verdict = await verifier.verify(token, { signal });
+    life: RequestLife,
+  ): Promise<Reply> {
+    // The signal is a getter: it is made only if the verifier or repository reads it.
+    const verdict = await verifier.verify(token, {
+      get signal() {
+        return life.signal;
+      },
+    });
     // After each wait, stop if the store already gave up: no late writes nobody will answer.
-    signal.throwIfAborted();
+    life.throwIfEnded();
     // Fail closed: only an explicit { valid: true } lets a request through.
     if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
 
@@ -149,14 +123,18 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     const bytes = await input.readBody(maxBodyBytes);
     if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, tooLarge);
     if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
-    signal.throwIfAborted();
+    life.throwIfEnded();
 
     const plant = readJsonPlant(bytes);
     if ('code' in plant) return errorReply(plant.code, plant.message);
 
-    const context =
-      verdict.principal === undefined ? { signal } : { signal, principal: verdict.principal };
-    const outcome = await repository.create(plant, context);
+    const { principal } = verdict;
+    const outcome = await repository.create(plant, {
+      get signal() {
+        return life.signal;
+      },
+      ...(principal === undefined ? {} : { principal }),
+    });
     if (!outcome.created && !samePlant(outcome.existing, plant)) {
       return errorReply('ERR_ID_CONFLICT');
     }
@@ -168,19 +146,7 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
   }
 
   async function handleCreatePlant(request: Request): Promise<Response> {
-    const { headers } = request;
-    const contentLength = headers.get('content-length');
-    const body = request.body;
-    const reply = await createPlant({
-      method: request.method,
-      authorization: headers.get('authorization'),
-      contentType: headers.get('content-type'),
-      contentLength,
-      hasBody: body !== null && declaredLength(contentLength) !== 0,
-      readBody: (maxBytes) =>
-        body === null ? Promise.resolve('ERR_BODY_REQUIRED') : readBody(body, maxBytes),
-      signal: request.signal,
-    });
+    const reply = await createPlant(plainRequestOf(request));
     return new Response(reply.body, { status: reply.status, headers: reply.headers });
   }
 
@@ -199,7 +165,45 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     return errorResponse('ERR_NOT_FOUND');
   }
 
+  // The node:http adapter answers these on plain values, without a Request or a Response.
+  const everyPath: PlainHandler = { handles: () => true, handle: createPlant };
+  const plantsPath: PlainHandler = { handles: (path) => path === '/plants', handle: createPlant };
+  Object.defineProperty(handleCreatePlant, PLAIN_HANDLER, { value: everyPath });
+  Object.defineProperty(fetch, PLAIN_HANDLER, { value: plantsPath });
+
   return { handleCreatePlant, fetch };
+}
+
+/** The plain values of a web-standard request. */
+function plainRequestOf(request: Request): PlainRequest {
+  const { headers, body, signal } = request;
+  const contentLength = headers.get('content-length');
+  return {
+    method: request.method,
+    authorization: headers.get('authorization'),
+    contentType: headers.get('content-type'),
+    contentLength,
+    hasBody: body !== null && declaredLength(contentLength) !== 0,
+    readBody: (maxBytes) =>
+      body === null ? Promise.resolve('ERR_BODY_REQUIRED') : readBody(body, maxBytes),
+    client: watchSignal(signal),
+  };
+}
+
+/** The client's presence as the request's signal tells it. */
+function watchSignal(signal: AbortSignal): ClientWatch {
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason() {
+      return signal.reason;
+    },
+    onAbort(listener) {
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    },
+  };
 }
 
 /** Same content: the stored plant is what the client sent again (an idempotent replay). */

@@ -17,6 +17,16 @@ export interface RepositoryFixture {
 }
 
 /** Options of `describeRepositoryConformance`. */
+export interface RepositoryConformanceOptions {
+  /**
+   * Whether the repository must reject with `signal.reason`, storing nothing, when its signal is
+   * already aborted. When `false`, it may instead ignore the signal, but its outcome must still
+   * tell the truth about what it stored.
+   * @default true
+   */
+  readonly honoursAbortedSignal?: boolean;
+}
+
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 const TWO_POW_53 = 2n ** 53n;
@@ -26,6 +36,7 @@ const TWO_POW_53 = 2n ** 53n;
  *
  * @param name The describe block's title, e.g. `'createMemoryRepository'`.
  * @param factory Builds a fresh, empty repository for each test.
+ * @param options What the repository is held to.
  * @example
  * ```ts
  * describeRepositoryConformance('createMemoryRepository', async () => ({
@@ -37,7 +48,10 @@ const TWO_POW_53 = 2n ** 53n;
 export function describeRepositoryConformance(
   name: string,
   factory: () => Promise<RepositoryFixture>,
+  options: RepositoryConformanceOptions = {},
 ): void {
+  const honoursAbortedSignal = options.honoursAbortedSignal ?? true;
+
   /** Runs `body` with a fresh repository and always cleans up. */
   async function withRepository(body: (repository: PlantRepository) => Promise<void>) {
     const { repository, cleanup } = await factory();
@@ -227,17 +241,39 @@ export function describeRepositoryConformance(
         );
       }));
 
-    it('rejects with the signal reason and stores nothing when the signal is already aborted', () =>
-      withRepository(async (repository) => {
-        const reason = new Error('client went away');
-        await assert.rejects(
-          repository.create({ id: 5n, name: 'late' }, { signal: AbortSignal.abort(reason) }),
-          (error) => error === reason,
-        );
-        assert.deepStrictEqual(await create(repository, { id: 5n, name: 'on time' }), {
-          created: true,
-        });
-      }));
+    if (honoursAbortedSignal) {
+      it('rejects with the signal reason and stores nothing when the signal is already aborted', () =>
+        withRepository(async (repository) => {
+          const reason = new Error('client went away');
+          await assert.rejects(
+            repository.create({ id: 5n, name: 'late' }, { signal: AbortSignal.abort(reason) }),
+            (error) => error === reason,
+          );
+          assert.deepStrictEqual(await create(repository, { id: 5n, name: 'on time' }), {
+            created: true,
+          });
+        }));
+    } else {
+      it('reports truthfully what it stored when the signal is already aborted', () =>
+        withRepository(async (repository) => {
+          const reason = new Error('client went away');
+          let outcome: CreatePlantOutcome | undefined;
+          try {
+            outcome = await repository.create(
+              { id: 5n, name: 'late' },
+              { signal: AbortSignal.abort(reason) },
+            );
+          } catch (error) {
+            assert.equal(error, reason, 'an abort must reject with the signal reason');
+          }
+          const probe = await create(repository, { id: 5n, name: 'probe' });
+          if (outcome === undefined) assert.deepStrictEqual(probe, { created: true });
+          else {
+            assert.deepStrictEqual(outcome, { created: true });
+            assert.deepStrictEqual(probe, { created: false, existing: { name: 'late' } });
+          }
+        }));
+    }
   });
 }
 

@@ -1,0 +1,60 @@
+import type { BodyReadFailure } from './_read-body.ts';
+
+/**
+ * The key under which a store's `fetch` and `handleCreatePlant` carry their plain-values
+ * handler, so the `node:http` adapter can answer the store's own routes without building a
+ * `Request` or a `Response` (on Node 20 those cost several times the plant logic itself).
+ * Module-private: hosts never see it, and a wrapped handler simply takes the generic path.
+ */
+export const PLAIN_HANDLER: unique symbol = Symbol('plant-store.plain-handler');
+
+/** How the operation learns that the client went away. */
+export interface ClientWatch {
+  /** True once the client is gone. */
+  readonly aborted: boolean;
+  /** Why, once it is gone. */
+  readonly reason: unknown;
+  /** Calls `listener` once when the client goes; returns the unsubscribe. */
+  onAbort(listener: () => void): () => void;
+}
+
+/** What the create operation needs of a request, as plain values. */
+export interface PlainRequest {
+  /** The HTTP method. */
+  readonly method: string;
+  /** The `Authorization` header, `null` when absent. */
+  readonly authorization: string | null;
+  /** The `Content-Type` header, `null` when absent. */
+  readonly contentType: string | null;
+  /** The `Content-Length` header, `null` when absent. */
+  readonly contentLength: string | null;
+  /** False when the request says it has no body (none at all, or `Content-Length: 0`). */
+  readonly hasBody: boolean;
+  /** Reads the whole body, stopping past `maxBytes`. */
+  readonly readBody: (maxBytes: number) => Promise<Uint8Array | BodyReadFailure>;
+  /** The client's presence. */
+  readonly client: ClientWatch;
+}
+
+/** A response as plain values: what `PlainHandler.handle` answers and the fronts send. */
+export interface Reply {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The response headers, `content-type` included. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The JSON text of the body. */
+  readonly body: string;
+}
+
+/** A handler that answers some paths on plain values. */
+export interface PlainHandler {
+  /** Whether `path` (no query string) is answered by `handle`. */
+  handles(path: string): boolean;
+  /** The answer to one request, as plain values. Never rejects. */
+  handle(request: PlainRequest): Promise<Reply>;
+}
+
+/** The plain handler a fetch handler carries, if it is a plant store's. */
+export function plainHandlerOf(handler: unknown): PlainHandler | undefined {
+  return (handler as { [PLAIN_HANDLER]?: PlainHandler } | null)?.[PLAIN_HANDLER];
+}
