@@ -1,0 +1,79 @@
+/**
+ * The cross-runtime run: `deno check lib/index.ts`, then the contract's case list on Node 20
+ * (this Node, through tsx), Node 22 and 24 (from `versions/`), Deno and Bun (the `deno` and `bun`
+ * dev dependencies), one after the other. `npm run test:runtimes [-- dist]`; the argument picks
+ * the library (`lib`, the default, or the built `dist`). Everything runs from what `npm ci`
+ * installed: nothing is downloaded. Exits 1 when any run fails.
+ *
+ * @module
+ */
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const which = process.argv[2] ?? 'lib';
+const bin = (name: string) => `${root}node_modules/.bin/${name}`;
+const versioned = (name: string) => `${root}test/runtimes/versions/node_modules/${name}/bin/node`;
+const stripTypes = ['--disable-warning=ExperimentalWarning', 'test/runtimes/node.ts', which];
+
+const runs: Array<{ label: string; command: string; args: string[] }> = [
+  { label: 'deno check', command: bin('deno'), args: ['check', 'lib/index.ts'] },
+  {
+    label: 'Node 20',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'test/runtimes/node.ts', which],
+  },
+  { label: 'Node 22', command: versioned('node22'), args: stripTypes },
+  { label: 'Node 24', command: versioned('node24'), args: stripTypes },
+  {
+    label: 'Deno',
+    command: bin('deno'),
+    args: [
+      'run',
+      '--cached-only',
+      '--allow-net=127.0.0.1',
+      '--allow-read',
+      'test/runtimes/deno.ts',
+      which,
+    ],
+  },
+  { label: 'Bun', command: bin('bun'), args: ['test/runtimes/bun.ts', which] },
+];
+
+let passed = 0;
+let failed = 0;
+for (const { label, command, args } of runs) {
+  if (!existsSync(command)) {
+    // Node 22 and 24 are Linux x64 packages (see versions/package.json); elsewhere they are
+    // skipped, but never in CI, which runs on Linux x64.
+    if (process.env.CI || (process.platform === 'linux' && process.arch === 'x64')) {
+      console.log(
+        `${label}: ${command} is missing: run npm ci --no-bin-links --prefix test/runtimes/versions`,
+      );
+      failed += 1;
+    } else {
+      console.log(`${label}: skipped, no binary for ${process.platform}-${process.arch}`);
+    }
+    continue;
+  }
+  console.log(`\n== ${label}`);
+  const started = performance.now();
+  const { status, error } = spawnSync(command, args, {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (status === 0) {
+    passed += 1;
+    console.log(`== ${label}: ok (${seconds} s)`);
+  } else {
+    failed += 1;
+    console.log(
+      `== ${label}: FAILED (exit ${status}${error ? `, ${error.message}` : ''}, ${seconds} s)`,
+    );
+  }
+}
+console.log(`\nruntimes: ${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;

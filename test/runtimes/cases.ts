@@ -1,0 +1,1150 @@
+/**
+ * The behaviour contract as one runtime-neutral case list: every rule of `POST /plants` and of
+ * `fetch`'s routes, with the assertions `node:test` runs on Node 20 (`create-plant-store.test.ts`
+ * wraps each case in an `it`) and the plain runners run on Node 22 and 24, Deno and Bun
+ * (`node.ts`, `deno.ts`, `bun.ts` beside this file).
+ *
+ * The list takes the library as an argument (the source or the built `dist/`), and each request
+ * goes through a transport: a direct call of the handler, or a real HTTP round trip to a server
+ * that serves it (`Deno.serve`, `Bun.serve`, `plant-store/node`). A case that watches what
+ * only an in-process caller can see (the request's body stream or signal, a header a client may
+ * not set) says so in `directOnly` and is skipped over HTTP. Every response a case sees is
+ * validated against the OpenAPI document. No tsx, c8 or `node:test` here: `node:assert/strict`
+ * is the one built-in, and Deno and Bun provide it.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import type * as PlantStoreModule from '../../lib/index.ts';
+import type {
+  CreatePlantOutcome,
+  CreatePlantStoreOptions,
+  NewPlant,
+  PlantRepository,
+  PlantRepositoryContext,
+  PlantStore,
+} from '../../lib/index.ts';
+import { assertMatchesOpenApi } from '../_openapi.ts';
+import {
+  countingStream,
+  type DeclaredAt,
+  endlessChunks,
+  never,
+  plantRequest,
+  type SeenResponse,
+  type Spy,
+  spy,
+  TOKEN,
+} from '../_web-fakes.ts';
+
+/** The library under test: `lib/index.ts` or the built `dist/index.js`, which export the same. */
+export type PlantStoreLibrary = typeof PlantStoreModule;
+
+/** A web-standard handler, as `store.fetch` and `store.handleCreatePlant` are. */
+export type Handler = (request: Request) => Promise<Response>;
+
+/** Delivers a request to a handler and hands back the response the caller gets. */
+export type Transport = (handler: Handler, request: Request) => Promise<Response>;
+
+/** A repository whose `create` records its calls. */
+export interface RecordingRepository extends PlantRepository {
+  /** The recorded `create`: `create.calls[i]` holds the plant and context of call `i`. */
+  readonly create: Spy<[NewPlant, PlantRepositoryContext], Promise<CreatePlantOutcome>>;
+}
+
+/** What a case gets: the library, the transport, and helpers built on both. */
+export interface CaseContext {
+  /** The library under test. */
+  readonly lib: PlantStoreLibrary;
+  /** Delivers a request and returns the raw response, unchecked. */
+  readonly deliver: Transport;
+  /** Delivers a request and returns the response once it has been checked against the OpenAPI document. */
+  readonly send: (handler: Handler, request: Request, where?: DeclaredAt) => Promise<SeenResponse>;
+  /** A repository over `inner` (default: a new in-memory one) that records its calls. */
+  readonly recordingRepository: (inner?: PlantRepository) => RecordingRepository;
+  /** A store over a recording repository, the static verifier for `TOKEN` and a recording `onError`. */
+  readonly testStore: (options?: Partial<CreatePlantStoreOptions>) => {
+    store: PlantStore;
+    repository: RecordingRepository;
+    onError: Spy<[unknown], void>;
+  };
+}
+
+/** One rule of the contract, as a check any runtime can run. */
+export interface ConformanceCase {
+  /** The rule's group, as `describe` names it: `handleCreatePlant: 2. authentication`. */
+  readonly group: string;
+  /** What the case checks, as `it` names it. */
+  readonly name: string;
+  /** Why the case needs an in-process call; absent when it also holds over HTTP. */
+  readonly directOnly?: string;
+  /** Runs the checks; rejects (an `AssertionError`) when the rule is broken. */
+  readonly run: (t: CaseContext) => Promise<void> | void;
+}
+
+/**
+ * Builds the context a case runs in, from the library and a transport.
+ *
+ * @param lib The library under test.
+ * @param deliver How a request reaches a handler; default: a direct call.
+ * @returns The context to pass to each case's `run`.
+ * @example
+ * ```ts
+ * import * as lib from '../../lib/index.ts';
+ * const context = createCaseContext(lib);
+ * for (const rule of conformanceCases) await rule.run(context);
+ * ```
+ */
+export function createCaseContext(
+  lib: PlantStoreLibrary,
+  deliver: Transport = (handler, request) => handler(request),
+): CaseContext {
+  const recordingRepository = (inner: PlantRepository = lib.createMemoryRepository()) => ({
+    create: spy(inner.create.bind(inner)),
+  });
+  return {
+    lib,
+    deliver,
+    async send(handler, request, where = 'createPlant') {
+      const response = await deliver(handler, request);
+      const body = await assertMatchesOpenApi(response, where);
+      return { status: response.status, headers: response.headers, body };
+    },
+    recordingRepository,
+    testStore(options = {}) {
+      const repository = recordingRepository();
+      const onError = spy((_error: unknown) => {});
+      const store = lib.createPlantStore({
+        repository,
+        verifier: lib.createStaticTokenVerifier([TOKEN]),
+        onError,
+        ...options,
+      });
+      return { store, repository, onError };
+    },
+  };
+}
+
+const cases: ConformanceCase[] = [];
+let group = '';
+/** Names the group of the cases `body` adds, as `describe` does. */
+function describe(name: string, body: () => void): void {
+  group = name;
+  body();
+}
+/** Adds a case to the current group, as `it` does. */
+function it(name: string, run: ConformanceCase['run'], directOnly?: string): void {
+  cases.push(directOnly === undefined ? { group, name, run } : { group, name, run, directOnly });
+}
+
+// Reasons a case holds only for an in-process call.
+const WATCHES_STREAM = 'watches how much of the request body stream the handler pulls';
+const SETS_LENGTH = 'sets Content-Length by hand, which an HTTP client computes itself';
+const USES_SIGNAL = "aborts the request's own signal, which only the server side can";
+
+const encoder = new TextEncoder();
+const json = (value: unknown) => JSON.stringify(value);
+
+/** The plant the repository was asked to store by its one call. */
+function storedBy(repository: RecordingRepository): NewPlant {
+  assert.equal(repository.create.calls.length, 1);
+  return repository.create.calls[0]?.[0] as NewPlant;
+}
+
+describe('createPlantStore', () => {
+  it('throws a TypeError when no verifier is given', (t) => {
+    assert.throws(() => t.lib.createPlantStore({} as never), {
+      name: 'TypeError',
+      message: /needs a verifier/,
+    });
+  });
+
+  it('throws a TypeError when an option is out of range', (t) => {
+    const verifier = t.lib.createStaticTokenVerifier(['t']);
+    for (const options of [
+      { maxBodyBytes: 0 },
+      { maxBodyBytes: 1.5 },
+      { timeoutMs: 0 },
+      { timeoutMs: Number.POSITIVE_INFINITY },
+      { timeoutMs: 2 ** 31 },
+      { repository: {} as PlantRepository },
+      { onError: 'log' as never },
+    ]) {
+      assert.throws(
+        () => t.lib.createPlantStore({ verifier, ...options }),
+        TypeError,
+        json(options),
+      );
+    }
+  });
+
+  it('stores in memory by default', async (t) => {
+    const store = t.lib.createPlantStore({ verifier: t.lib.createStaticTokenVerifier([TOKEN]) });
+    const first = await t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'a' })));
+    const conflict = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'b' })),
+    );
+    assert.equal(first.status, 200);
+    assert.equal(conflict.status, 409);
+  });
+});
+
+describe('handleCreatePlant: 1. method', () => {
+  for (const method of ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+    it(`answers 405 with Allow: POST to ${method}, before authentication`, async (t) => {
+      const { store, repository } = t.testStore();
+      const request = new Request('http://localhost/plants', { method });
+      const response = await t.deliver(store.handleCreatePlant, request);
+      assert.equal(response.status, 405);
+      assert.equal(response.headers.get('allow'), 'POST');
+      assert.equal(response.headers.get('content-type'), 'application/json');
+      if (method !== 'HEAD') {
+        assert.deepEqual(await response.json(), { error: 405, message: 'method not allowed' });
+      }
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+});
+
+describe('handleCreatePlant: 2. authentication', () => {
+  const realm = 'Bearer realm="plant-store"';
+  const malformed = {
+    missing: undefined,
+    'another scheme': `Basic ${TOKEN}`,
+    'no token': 'Bearer',
+    'no space': `Bearer${TOKEN}`,
+    'two tokens': `Bearer ${TOKEN} ${TOKEN}`,
+    'a token outside b64token': 'Bearer tök',
+    'padding inside the token': 'Bearer ab=cd',
+    'a comma': `Bearer ${TOKEN},`,
+    'a tab for the space': `Bearer\t${TOKEN}`,
+  };
+  for (const [name, authorization] of Object.entries(malformed)) {
+    it(`answers 401 with the bare challenge when the header has ${name}`, async (t) => {
+      const repository = t.recordingRepository();
+      const verify = spy(() => ({ valid: true as const }));
+      const guarded = t.lib.createPlantStore({ verifier: { verify }, repository });
+      const headers: Record<string, string> = {};
+      if (authorization !== undefined) headers.authorization = authorization;
+      const request = new Request('http://localhost/plants', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: json({ id: 1, name: 'a' }),
+      });
+      const response = await t.send(guarded.handleCreatePlant, request);
+      assert.equal(response.status, 401);
+      assert.equal(response.headers.get('www-authenticate'), realm);
+      assert.deepEqual(response.body, { error: 401, message: 'a bearer token is required' });
+      assert.equal(verify.calls.length, 0, 'a malformed header never reaches the verifier');
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+
+  it('accepts the scheme in any case and with several spaces', async (t) => {
+    for (const authorization of [`bearer ${TOKEN}`, `BEARER   ${TOKEN}`, `bEaReR ${TOKEN}`]) {
+      const { store } = t.testStore();
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), { authorization }),
+      );
+      assert.equal(response.status, 200, authorization);
+    }
+  });
+
+  it('answers 401 with error="invalid_token" when the verifier rejects a well-formed token', async (t) => {
+    const { store, repository } = t.testStore();
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), { authorization: 'Bearer wrong-token' }),
+    );
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), `${realm}, error="invalid_token"`);
+    assert.deepEqual(response.body, { error: 401, message: 'the bearer token is not valid' });
+    assert.equal(repository.create.calls.length, 0);
+  });
+
+  it(
+    'never reads the body when the token is missing or rejected',
+    async (t) => {
+      for (const authorization of [undefined, 'Bearer wrong-token', 'Basic abc']) {
+        const { store, repository } = t.testStore();
+        const { stream, state } = countingStream([encoder.encode(json({ id: 1, name: 'a' }))]);
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (authorization) headers.authorization = authorization;
+        const request = new Request('http://localhost/plants', {
+          method: 'POST',
+          headers,
+          body: stream,
+          duplex: 'half',
+        } as RequestInit);
+        const response = await t.send(store.handleCreatePlant, request);
+        assert.equal(response.status, 401);
+        assert.equal(state.pulled, 0, 'no byte of the body was pulled');
+        assert.equal(request.bodyUsed, false);
+        assert.equal(repository.create.calls.length, 0);
+      }
+    },
+    WATCHES_STREAM,
+  );
+
+  it('answers 401 before looking at the body, even when the body is also wrong', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(null, { authorization: 'Bearer nope', 'content-type': 'text/plain' }),
+    );
+    assert.equal(response.status, 401);
+  });
+
+  it('passes the token and a signal to the verifier', async (t) => {
+    const verify = spy((_token: string, _context: { signal: AbortSignal }) => ({
+      valid: true as const,
+    }));
+    const store = t.lib.createPlantStore({ verifier: { verify } });
+    await t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'a' })));
+    const [token, context] = verify.calls[0] ?? [];
+    assert.equal(token, TOKEN);
+    assert.ok(context?.signal instanceof AbortSignal);
+  });
+
+  it('accepts an async verifier and hands its principal to the repository', async (t) => {
+    const repository = t.recordingRepository();
+    const principal = { sub: 'gardener-7' };
+    const store = t.lib.createPlantStore({
+      repository,
+      verifier: { verify: async () => ({ valid: true, principal }) },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 200);
+    const context = repository.create.calls[0]?.[1] as PlantRepositoryContext;
+    assert.equal(context.principal, principal);
+  });
+
+  it('fails closed: a verdict that is not { valid: true } is a 401', async (t) => {
+    for (const verdict of [undefined, null, true, { valid: 'yes' }, {}]) {
+      const repository = t.recordingRepository();
+      const store = t.lib.createPlantStore({
+        repository,
+        verifier: { verify: () => verdict as never },
+      });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' })),
+      );
+      assert.equal(response.status, 401, json(verdict));
+      assert.equal(repository.create.calls.length, 0);
+    }
+  });
+
+  it('answers 500 and reports the error when the verifier throws, never letting the request through', async (t) => {
+    for (const verify of [
+      () => {
+        throw new Error('key server down at 10.0.0.7');
+      },
+      () => Promise.reject(new Error('key server down at 10.0.0.7')),
+    ]) {
+      const { store, repository, onError } = t.testStore({ verifier: { verify } });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' })),
+      );
+      assert.equal(response.status, 500);
+      assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+      assert.equal(onError.calls.length, 1);
+      assert.match(String(onError.calls[0]?.[0]), /key server down/);
+      assert.equal(repository.create.calls.length, 0);
+    }
+  });
+});
+
+describe('handleCreatePlant: 3. body present', () => {
+  it('answers 400 "request body is required" when there is no body', async (t) => {
+    const { store, repository } = t.testStore();
+    const response = await t.send(store.handleCreatePlant, plantRequest(null));
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, { error: 400, message: 'request body is required' });
+    assert.equal(repository.create.calls.length, 0);
+  });
+
+  it(
+    'answers 400 when Content-Length is 0, without reading',
+    async (t) => {
+      const { store } = t.testStore();
+      const { stream, state } = countingStream([encoder.encode('{}')]);
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(stream, { 'content-length': '0' }),
+      );
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { error: 400, message: 'request body is required' });
+      assert.equal(state.pulled, 0);
+    },
+    SETS_LENGTH,
+  );
+
+  it(
+    'answers 400 when a streamed body turns out empty',
+    async (t) => {
+      const { store, repository } = t.testStore();
+      const { stream } = countingStream([new Uint8Array(0)]);
+      const response = await t.send(store.handleCreatePlant, plantRequest(stream));
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { error: 400, message: 'request body is required' });
+      assert.equal(repository.create.calls.length, 0);
+    },
+    WATCHES_STREAM,
+  );
+
+  it('checks presence before the media type', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(null, { 'content-type': 'text/plain' }),
+    );
+    assert.equal(response.status, 400);
+  });
+});
+
+describe('handleCreatePlant: 4. media type', () => {
+  const accepted = [
+    'application/json',
+    'APPLICATION/JSON',
+    'Application/Json ; charset=UTF-8',
+    'application/json;charset="utf-8"',
+    'application/json; charset=utf-8; profile=plant',
+    'application/json;',
+  ];
+  const refused = [
+    'text/plain',
+    'text/json',
+    'application/jsonx',
+    'application/json-patch+json',
+    'application/x-www-form-urlencoded',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/json; charset=utf8',
+    'application/json; x',
+    '',
+  ];
+  for (const contentType of accepted) {
+    it(`accepts Content-Type: ${contentType}`, async (t) => {
+      const { store } = t.testStore();
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), { 'content-type': contentType }),
+      );
+      assert.equal(response.status, 200);
+    });
+  }
+  for (const contentType of refused) {
+    it(`answers 415 to Content-Type: ${JSON.stringify(contentType)}`, async (t) => {
+      const { store, repository } = t.testStore();
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), { 'content-type': contentType }),
+      );
+      assert.equal(response.status, 415);
+      assert.deepEqual(response.body, {
+        error: 415,
+        message: 'content type must be application/json (charset utf-8, if given)',
+      });
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+
+  it('answers 415 when there is no Content-Type at all', async (t) => {
+    const { store } = t.testStore();
+    const body = encoder.encode(json({ id: 1, name: 'a' })); // bytes get no default type
+    const request = new Request('http://localhost/plants', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body,
+    });
+    assert.equal(request.headers.get('content-type'), null);
+    const response = await t.send(store.handleCreatePlant, request);
+    assert.equal(response.status, 415);
+  });
+
+  it('checks the media type before the size', async (t) => {
+    const { store } = t.testStore({ maxBodyBytes: 10 });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest('x'.repeat(100), { 'content-type': 'text/plain' }),
+    );
+    assert.equal(response.status, 415);
+  });
+});
+
+describe('handleCreatePlant: 5. size', () => {
+  const tooLarge = { error: 413, message: 'request body is larger than 102400 bytes' };
+
+  it(
+    'answers 413 to a Content-Length over the limit without reading the body',
+    async (t) => {
+      const { store, repository } = t.testStore();
+      const { stream, state } = countingStream(endlessChunks(1024));
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(stream, { 'content-length': '102401' }),
+      );
+      assert.equal(response.status, 413);
+      assert.deepEqual(response.body, tooLarge);
+      assert.equal(state.pulled, 0);
+      assert.equal(repository.create.calls.length, 0);
+    },
+    SETS_LENGTH,
+  );
+
+  it(
+    'answers 413 to a streamed body over the limit and stops reading at the limit',
+    async (t) => {
+      const { store, repository } = t.testStore();
+      const { stream, state } = countingStream(endlessChunks(4096));
+      const response = await t.send(store.handleCreatePlant, plantRequest(stream));
+      assert.equal(response.status, 413);
+      assert.deepEqual(response.body, tooLarge);
+      assert.ok(state.pulled <= 102_400 + 4096, `pulled ${state.pulled} bytes`);
+      assert.equal(state.cancelled, true, 'the rest of the stream is cancelled');
+      assert.equal(repository.create.calls.length, 0);
+    },
+    WATCHES_STREAM,
+  );
+
+  it('accepts a body of exactly maxBodyBytes and refuses one byte more', async (t) => {
+    const { store } = t.testStore({ maxBodyBytes: 64 });
+    const plant = json({ id: 1, name: 'a' });
+    const exact = plant.padEnd(64, ' ');
+    const ok = await t.send(store.handleCreatePlant, plantRequest(exact));
+    assert.equal(ok.status, 200);
+    const over = await t.send(store.handleCreatePlant, plantRequest(`${exact} `));
+    assert.equal(over.status, 413);
+    assert.deepEqual(over.body, { error: 413, message: 'request body is larger than 64 bytes' });
+  });
+
+  it(
+    'does not trust a Content-Length under the limit: a longer stream is still cut at the limit',
+    async (t) => {
+      const { store, repository } = t.testStore({ maxBodyBytes: 1000 });
+      const { stream, state } = countingStream(endlessChunks(100));
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(stream, { 'content-length': '10' }),
+      );
+      assert.equal(response.status, 413);
+      assert.ok(state.pulled <= 1100, `pulled ${state.pulled} bytes`);
+      assert.equal(repository.create.calls.length, 0);
+    },
+    SETS_LENGTH,
+  );
+
+  it('reads a body that arrives in many chunks, a character split across two', async (t) => {
+    const { store, repository } = t.testStore();
+    const bytes = encoder.encode(json({ id: 3, name: 'a€b', tag: 'tag' }));
+    const split = bytes.indexOf(0xe2) + 1; // inside the three bytes of €
+    const chunks = [bytes.subarray(0, 5), bytes.subarray(5, split), bytes.subarray(split)];
+    const { stream } = countingStream(chunks);
+    const response = await t.send(store.handleCreatePlant, plantRequest(stream));
+    assert.equal(response.status, 200);
+    assert.deepEqual(storedBy(repository), { id: 3n, name: 'a€b', tag: 'tag' });
+  });
+
+  it('counts bytes, not characters', async (t) => {
+    const { store } = t.testStore({ maxBodyBytes: 40 });
+    // 30 characters, but the name is 10 × 3 bytes: 50 bytes.
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: '€'.repeat(10) })),
+    );
+    assert.equal(response.status, 413);
+  });
+});
+
+describe('handleCreatePlant: 6. decoding', () => {
+  const invalidUtf8 = {
+    'a lone continuation byte': [0x80],
+    'an 0xFF byte': [0xff],
+    'an overlong encoding of "/"': [0xc0, 0xaf],
+    'an encoded surrogate': [0xed, 0xa0, 0x80],
+    'a truncated sequence': [0xe2, 0x82],
+  };
+  for (const [name, bytes] of Object.entries(invalidUtf8)) {
+    it(`answers 400 to ${name} inside a string, never replacing it`, async (t) => {
+      const { store, repository } = t.testStore();
+      const body = new Uint8Array([
+        ...encoder.encode('{"id":1,"name":"a'),
+        ...bytes,
+        ...encoder.encode('"}'),
+      ]);
+      const response = await t.send(store.handleCreatePlant, plantRequest(body));
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { error: 400, message: 'request body is not valid UTF-8' });
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+
+  it('skips a byte order mark at the start of the body but keeps U+FEFF inside a string', async (t) => {
+    const { store, repository } = t.testStore();
+    const body = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...encoder.encode(json({ id: 1, name: '\ufeffa' })),
+    ]);
+    const response = await t.send(store.handleCreatePlant, plantRequest(body));
+    assert.equal(response.status, 200);
+    assert.equal(storedBy(repository).name, '\ufeffa');
+  });
+
+  it('keeps multi-byte UTF-8 exactly', async (t) => {
+    const { store, repository } = t.testStore();
+    const name = 'Ficus 🌿 µ 漢字 é';
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(encoder.encode(json({ id: 1, name }))),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(storedBy(repository).name, name);
+  });
+
+  const invalidJson = [
+    '{',
+    '{"id":1,"name":"a"',
+    '{"id":1,}',
+    "{'id':1}",
+    '{"id":01,"name":"a"}',
+    '   ',
+    '{"id":1,"name":"a"}x',
+    'NaN',
+    '{"id":NaN,"name":"a"}',
+    '{"id":+1,"name":"a"}',
+    '{"id":.5,"name":"a"}',
+    '{"id":1,"name":"a\tb"}',
+  ];
+  for (const body of invalidJson) {
+    it(`answers 400 with a message saying what is wrong to ${JSON.stringify(body)}`, async (t) => {
+      const { store, repository } = t.testStore();
+      const response = await t.send(store.handleCreatePlant, plantRequest(body));
+      assert.equal(response.status, 400);
+      const { message } = response.body as { message: string };
+      assert.match(message, /^request body is not valid JSON: \S/);
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+});
+
+describe('handleCreatePlant: 7. shape', () => {
+  async function create(t: CaseContext, body: string, store = t.testStore()) {
+    const response = await t.send(store.store.handleCreatePlant, plantRequest(body));
+    return { response, ...store };
+  }
+
+  for (const body of ['[]', '[{"id":1,"name":"a"}]', '"plant"', '42', 'null', 'true']) {
+    it(`answers 400 when the top level is ${body}, not an object`, async (t) => {
+      const { response, repository } = await create(t, body);
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, {
+        error: 400,
+        message: 'request body must be a JSON object',
+      });
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+
+  const exactIds: Array<[string, bigint]> = [
+    ['0', 0n],
+    ['-0', 0n],
+    ['-0.0e5', 0n],
+    ['1.0', 1n],
+    ['1e2', 100n],
+    ['1E+2', 100n],
+    ['10e-1', 1n],
+    ['100e-2', 1n],
+    ['0.5e1', 5n],
+    ['12.50e1', 125n],
+    ['9007199254740993', 9_007_199_254_740_993n],
+    ['-9007199254740993', -9_007_199_254_740_993n],
+    ['9223372036854775807', 9_223_372_036_854_775_807n],
+    ['-9223372036854775808', -9_223_372_036_854_775_808n],
+    ['9223372036854775807.000', 9_223_372_036_854_775_807n],
+    ['922337203685477580.7e1', 9_223_372_036_854_775_807n],
+    ['0.0000000000000000000000000000001e31', 1n],
+  ];
+  for (const [literal, id] of exactIds) {
+    it(`stores id ${literal} exactly as ${id}`, async (t) => {
+      const { response, repository } = await create(t, `{"id":${literal},"name":"a"}`);
+      assert.equal(response.status, 200);
+      assert.equal(storedBy(repository).id, id);
+    });
+  }
+
+  const badIds = [
+    '1.5',
+    '1.0000000000000001',
+    '0.1',
+    '-1e-1',
+    '1e-400',
+    '9223372036854775808',
+    '-9223372036854775809',
+    '1e19',
+    '1e400',
+    '1e99999999999999999999',
+    '"1"',
+    'null',
+    'true',
+    '[1]',
+    '{"value":1}',
+  ];
+  for (const literal of badIds) {
+    it(`answers 400 naming id when id is ${literal}`, async (t) => {
+      const { response, repository } = await create(t, `{"id":${literal},"name":"a"}`);
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, {
+        error: 400,
+        message: 'id must be an integer from -9223372036854775808 to 9223372036854775807',
+      });
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+
+  const badFields: Array<[string, string]> = [
+    ['{"name":"a"}', 'id is required'],
+    ['{"id":1}', 'name is required'],
+    ['{"id":1,"name":null}', 'name must be a string'],
+    ['{"id":1,"name":7}', 'name must be a string'],
+    ['{"id":1,"name":["a"]}', 'name must be a string'],
+    ['{"id":1,"name":"a","tag":null}', 'tag must be a string'],
+    ['{"id":1,"name":"a","tag":false}', 'tag must be a string'],
+    ['{"id":1,"name":"a\\u0000b"}', 'name must not contain U+0000'],
+    ['{"id":1,"name":"a","tag":"\\u0000"}', 'tag must not contain U+0000'],
+    ['{"id":1,"name":"\\ud800"}', 'name must be well-formed Unicode (no lone surrogates)'],
+    ['{"id":1,"name":"a\\udfffb"}', 'name must be well-formed Unicode (no lone surrogates)'],
+    ['{"id":1,"name":"a","tag":"\\udbff"}', 'tag must be well-formed Unicode (no lone surrogates)'],
+    ['{"name":7}', 'id is required'],
+  ];
+  for (const [body, message] of badFields) {
+    it(`answers 400 "${message}" to ${body}`, async (t) => {
+      const { response, repository } = await create(t, body);
+      assert.equal(response.status, 400);
+      assert.deepEqual(response.body, { error: 400, message });
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+
+  it('stores the empty string, escapes and astral characters exactly', async (t) => {
+    for (const [name, tag] of [
+      ['', ''],
+      ['"quoted" \\ back/slash', '\u2028\n\t'],
+      ['🌵\ud83c\udf35', 'e\u0301'],
+    ]) {
+      const { response, repository } = await create(t, json({ id: 1, name, tag }));
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.body, { name, tag });
+      assert.deepEqual(storedBy(repository), { id: 1n, name, tag });
+    }
+  });
+
+  it('ignores and does not store fields it does not declare', async (t) => {
+    const { response, repository } = await create(
+      t,
+      '{"id":1,"name":"a","extra":{"id":"x","name":"b"},"price":1e400,"owner":null}',
+    );
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { name: 'a' });
+    assert.deepEqual(Object.keys(storedBy(repository)).sort(), ['id', 'name']);
+  });
+
+  it('survives nesting as deep as the size limit allows in an ignored field', async (t) => {
+    const depth = 50_000;
+    const body = `{"id":1,"name":"a","deep":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const { response, repository } = await create(t, body);
+    assert.equal(response.status, 200);
+    assert.equal(storedBy(repository).id, 1n);
+  });
+
+  it('is not fooled by __proto__ and constructor keys', async (t) => {
+    const body = '{"__proto__":{"name":"evil","tag":"x"},"constructor":{"id":2},"id":1,"name":"a"}';
+    const { response, repository } = await create(t, body);
+    assert.equal(response.status, 200);
+    assert.deepEqual(storedBy(repository), { id: 1n, name: 'a' });
+    assert.equal(({} as Record<string, unknown>).name, undefined, 'no prototype was polluted');
+  });
+
+  it('does not take a name or tag from the prototype chain', async (t) => {
+    const { response } = await create(t, '{"id":1,"__proto__":{"name":"inherited"}}');
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, { error: 400, message: 'name is required' });
+  });
+
+  it('takes the last of a duplicated key, as JSON.parse does', async (t) => {
+    const { repository } = await create(
+      t,
+      '{"id":1.5,"name":"a","id":2,"name":"b","tag":"x","tag":"y"}',
+    );
+    assert.deepEqual(storedBy(repository), { id: 2n, name: 'b', tag: 'y' });
+    const rejected = await create(t, '{"id":2,"name":"a","id":2.5}');
+    assert.equal(rejected.response.status, 400);
+  });
+
+  it('reads only the top-level id, whatever nested values and strings hold', async (t) => {
+    const bodies: Array<[string, bigint]> = [
+      ['{"x":{"id":1.5},"id":3,"name":"a"}', 3n],
+      ['{"id":3,"x":{"id":1.5},"y":[{"id":9.5}],"name":"a"}', 3n],
+      ['{"note":"\\"id\\":1.5,","id":4,"name":"\\"id\\": 2.5"}', 4n],
+      ['{"a\\\\":"}","id" : \n 5 ,"name":"a"}', 5n],
+      ['{"\\u0069d":6,"name":"a"}', 6n],
+      ['{"id":7,"\\u0069d":9223372036854775807,"name":"a"}', 9_223_372_036_854_775_807n],
+      ['{ "name" : "a" , "id" :\t-8 }', -8n],
+    ];
+    for (const [body, id] of bodies) {
+      const { response, repository } = await create(t, body);
+      assert.equal(response.status, 200, body);
+      assert.equal(storedBy(repository).id, id, body);
+    }
+  });
+
+  it('treats every spelling of one id as that id', async (t) => {
+    const store = t.testStore();
+    for (const literal of ['1', '1.0', '1e0', '10e-1', '0.1e1']) {
+      const { response } = await create(t, `{"id":${literal},"name":"a"}`, store);
+      assert.equal(response.status, 200, literal);
+    }
+    const { response } = await create(t, '{"id":1e0,"name":"b"}', store);
+    assert.equal(response.status, 409);
+    await create(t, '{"id":-0,"name":"zero"}', store);
+    assert.equal((await create(t, '{"id":0,"name":"zero"}', store)).response.status, 200);
+    assert.equal((await create(t, '{"id":0,"name":"other"}', store)).response.status, 409);
+  });
+});
+
+describe('handleCreatePlant: 8. store', () => {
+  it('answers 200 with exactly name and tag, and hands the repository a bigint id', async (t) => {
+    const { store, repository } = t.testStore();
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 42, name: 'Monstera', tag: 'aroid' })),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.deepEqual(response.body, { name: 'Monstera', tag: 'aroid' });
+    const [plant, context] = repository.create.calls[0] ?? [];
+    assert.deepEqual(plant, { id: 42n, name: 'Monstera', tag: 'aroid' });
+    assert.ok(context?.signal instanceof AbortSignal);
+  });
+
+  it('omits tag from the response when none was given', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.deepEqual(response.body, { name: 'a' });
+  });
+
+  it('answers 200 again and changes nothing when the same plant is sent again', async (t) => {
+    const memory = t.lib.createMemoryRepository();
+    const { store } = t.testStore({ repository: memory });
+    const body = json({ id: 7, name: 'Fern', tag: 'fern' });
+    const first = await t.send(store.handleCreatePlant, plantRequest(body));
+    const again = await t.send(store.handleCreatePlant, plantRequest(body));
+    assert.equal(first.status, 200);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, { name: 'Fern', tag: 'fern' });
+    const outcome = await memory.create(
+      { id: 7n, name: 'probe' },
+      { signal: AbortSignal.timeout(1000) },
+    );
+    assert.deepEqual(outcome, { created: false, existing: { name: 'Fern', tag: 'fern' } });
+  });
+
+  it('treats a stored null tag as no tag when replaying', async (t) => {
+    const repository: PlantRepository = {
+      create: async () => ({ created: false, existing: { name: 'a', tag: null as never } }),
+    };
+    const { store } = t.testStore({ repository });
+    const replay = await t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'a' })));
+    assert.equal(replay.status, 200);
+    const other = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a', tag: '' })),
+    );
+    assert.equal(other.status, 409);
+  });
+
+  for (const [what, second] of [
+    ['name', { id: 7, name: 'Other', tag: 'fern' }],
+    ['tag', { id: 7, name: 'Fern', tag: 'other' }],
+    ['absent tag', { id: 7, name: 'Fern' }],
+    ['empty tag', { id: 7, name: 'Fern', tag: '' }],
+  ] as const) {
+    it(`answers 409 and keeps the stored plant when the ${what} differs`, async (t) => {
+      const memory = t.lib.createMemoryRepository();
+      const { store } = t.testStore({ repository: memory });
+      await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 7, name: 'Fern', tag: 'fern' })),
+      );
+      const response = await t.send(store.handleCreatePlant, plantRequest(json(second)));
+      assert.equal(response.status, 409);
+      assert.deepEqual(response.body, {
+        error: 409,
+        message: 'a different plant is already stored under this id',
+      });
+      const replay = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 7, name: 'Fern', tag: 'fern' })),
+      );
+      assert.equal(replay.status, 200, 'the first plant is still stored');
+    });
+  }
+
+  it('answers 500 "internal error" and reports the detail when the repository throws', async (t) => {
+    const secret = new Error('relation "plants" does not exist at pg-pool 10.0.0.7');
+    for (const create of [
+      () => Promise.reject(secret),
+      () => {
+        throw secret;
+      },
+    ]) {
+      const { store, onError } = t.testStore({ repository: { create } });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' })),
+      );
+      assert.equal(response.status, 500);
+      assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+      assert.equal(onError.calls.length, 1);
+      assert.equal(onError.calls[0]?.[0], secret);
+    }
+  });
+
+  it('still answers 500 when onError itself throws', async (t) => {
+    const store = t.lib.createPlantStore({
+      verifier: t.lib.createStaticTokenVerifier([TOKEN]),
+      repository: { create: () => Promise.reject(new Error('down')) },
+      onError: () => {
+        throw new Error('logger broken');
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 500);
+  });
+
+  it('answers 503 at the deadline, aborts the repository signal, and keeps serving others', async (t) => {
+    let seen: AbortSignal | undefined;
+    const memory = t.lib.createMemoryRepository();
+    const repository: PlantRepository = {
+      create(plant, context) {
+        if (plant.id === 1n) {
+          seen = context.signal;
+          return never();
+        }
+        return memory.create(plant, context);
+      },
+    };
+    const { store, onError } = t.testStore({ repository, timeoutMs: 100 });
+    const started = Date.now();
+    const hung = t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'hung' })));
+    const other = await t.send(store.handleCreatePlant, plantRequest(json({ id: 2, name: 'ok' })));
+    assert.equal(other.status, 200, 'another request is served while one hangs');
+    const response = await hung;
+    assert.equal(response.status, 503);
+    assert.deepEqual(response.body, {
+      error: 503,
+      message: 'the request timed out; retrying it is safe',
+    });
+    assert.ok(Date.now() - started >= 90, 'not before the deadline');
+    assert.equal(seen?.aborted, true);
+    assert.ok(seen?.reason instanceof t.lib.PlantApiError);
+    assert.equal(seen?.reason.code, 'ERR_TIMEOUT');
+    assert.equal(onError.calls.length, 0, 'a deadline is not an internal error');
+  });
+
+  it('answers 503 when the verifier hangs past the deadline', async (t) => {
+    const { store, repository } = t.testStore({ verifier: { verify: never }, timeoutMs: 50 });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(repository.create.calls.length, 0);
+  });
+
+  it(
+    'aborts the repository signal when the client goes away, without reporting an error',
+    async (t) => {
+      const client = new AbortController();
+      let seen: AbortSignal | undefined;
+      const repository: PlantRepository = {
+        create(_plant, context) {
+          seen = context.signal;
+          client.abort();
+          return new Promise((_resolve, reject) =>
+            context.signal.addEventListener('abort', () => reject(context.signal.reason)),
+          );
+        },
+      };
+      const { store, onError } = t.testStore({ repository });
+      const response = await t.deliver(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), {}, { signal: client.signal }),
+      );
+      assert.equal(seen?.aborted, true);
+      assert.equal(response.status, 503);
+      assert.equal(onError.calls.length, 0);
+    },
+    USES_SIGNAL,
+  );
+
+  it(
+    'answers 503 and never calls the repository when the client is already gone',
+    async (t) => {
+      const { store, repository, onError } = t.testStore();
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), {}, { signal: AbortSignal.abort() }),
+      );
+      assert.equal(response.status, 503);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // let any late work surface
+      assert.equal(repository.create.calls.length, 0);
+      assert.equal(onError.calls.length, 0);
+    },
+    USES_SIGNAL,
+  );
+
+  it('does not call the repository after the deadline passed during a slow verify', async (t) => {
+    const { store, repository } = t.testStore({
+      timeoutMs: 30,
+      verifier: {
+        verify: () => new Promise((resolve) => setTimeout(() => resolve({ valid: true }), 80)),
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 503);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(repository.create.calls.length, 0);
+  });
+
+  it('stores exactly one content when many creates of one id race', async (t) => {
+    const memory = t.lib.createMemoryRepository();
+    const { store } = t.testStore({ repository: memory });
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        t.send(store.handleCreatePlant, plantRequest(json({ id: 99, name: `plant-${i}` }))),
+      ),
+    );
+    const winners = responses.filter((response) => response.status === 200);
+    assert.equal(winners.length, 1);
+    assert.equal(responses.filter((response) => response.status === 409).length, 99);
+    const outcome = await memory.create(
+      { id: 99n, name: '?' },
+      { signal: new AbortController().signal },
+    );
+    assert.equal(outcome.created, false);
+    assert.deepEqual(
+      outcome.created ? undefined : { name: outcome.existing.name },
+      winners[0]?.body,
+    );
+  });
+
+  it('answers 200 to every one of many identical concurrent creates', async (t) => {
+    const { store } = t.testStore();
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        t.send(store.handleCreatePlant, plantRequest(json({ id: 5, name: 'same' }))),
+      ),
+    );
+    assert.deepEqual(new Set(responses.map((response) => response.status)), new Set([200]));
+  });
+
+  it('does not route on the path: a host may mount it anywhere', async (t) => {
+    const { store } = t.testStore();
+    const request = new Request('http://localhost/api/v2/create-a-plant?x=1', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: json({ id: 1, name: 'a' }),
+    });
+    assert.equal((await t.send(store.handleCreatePlant, request)).status, 200);
+  });
+});
+
+describe('fetch', () => {
+  it('routes POST /plants to the operation, query string or not', async (t) => {
+    const { store } = t.testStore();
+    for (const url of ['http://localhost/plants', 'http://localhost/plants?dry=1']) {
+      const request = new Request(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: json({ id: 1, name: 'a' }),
+      });
+      assert.equal((await t.send(store.fetch, request)).status, 200);
+    }
+  });
+
+  it('answers 405 with Allow: POST to other methods on /plants, without a token', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.send(
+      store.fetch,
+      new Request('http://localhost/plants', { method: 'GET' }),
+      'MethodNotAllowed',
+    );
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'POST');
+  });
+
+  it('serves the OpenAPI document at GET /openapi.json without a token', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.deliver(store.fetch, new Request('http://localhost/openapi.json'));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.deepEqual(await response.json(), JSON.parse(JSON.stringify(t.lib.openApiDocument)));
+  });
+
+  it('answers HEAD /openapi.json with no body', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.deliver(
+      store.fetch,
+      new Request('http://localhost/openapi.json', { method: 'HEAD' }),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.body, null);
+  });
+
+  it('answers 405 with Allow: GET, HEAD to other methods on /openapi.json', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.send(
+      store.fetch,
+      new Request('http://localhost/openapi.json', { method: 'POST', body: '{}' }),
+      'MethodNotAllowed',
+    );
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'GET, HEAD');
+  });
+
+  it('answers 404 with the Error body to any other path, without a token', async (t) => {
+    const { store, repository } = t.testStore();
+    for (const path of ['/', '/plants/', '/plants/1', '/Plants', '/openapi.yaml', '/%70lants']) {
+      const response = await t.send(
+        store.fetch,
+        new Request(`http://localhost${path}`, { method: 'POST', body: '{}' }),
+        'NotFound',
+      );
+      assert.equal(response.status, 404, path);
+      assert.deepEqual(response.body, { error: 404, message: 'not found' });
+    }
+    assert.equal(repository.create.calls.length, 0);
+  });
+});
+
+/** Every rule of the contract, in the order the contract lists them. */
+export const conformanceCases: readonly ConformanceCase[] = cases;

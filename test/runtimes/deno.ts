@@ -1,0 +1,36 @@
+/**
+ * The contract's case list on Deno: directly, then over real HTTP with `store.fetch` behind
+ * `Deno.serve` on 127.0.0.1 and `fetch` as the client.
+ * `deno run --allow-net=127.0.0.1 --allow-read test/runtimes/deno.ts [lib|dist]`; exits 1 when a
+ * case fails.
+ *
+ * @module
+ */
+
+import { createHandlerRouter, loadLibrary, runConformance } from './_run.ts';
+
+/** The part of Deno's global this file uses (the project's types are Node's, not Deno's). */
+interface DenoApi {
+  readonly version: { readonly deno: string };
+  readonly args: readonly string[];
+  serve(
+    options: { hostname: string; port: number; onListen(): void },
+    handler: (request: Request) => Promise<Response>,
+  ): { readonly addr: { readonly port: number }; shutdown(): Promise<void> };
+  exit(code: number): never;
+}
+const { Deno } = globalThis as unknown as { Deno: DenoApi };
+
+const which = Deno.args[0] ?? 'lib';
+const lib = await loadLibrary(which);
+const label = `Deno ${Deno.version.deno} (${which})`;
+console.log(label);
+
+const direct = await runConformance(lib, `${label} direct`);
+const router = createHandlerRouter();
+const server = Deno.serve({ hostname: '127.0.0.1', port: 0, onListen() {} }, router.fetch);
+const origin = `http://127.0.0.1:${server.addr.port}`;
+const overHttp = await runConformance(lib, `${label} over HTTP`, router.transport(origin), true);
+await server.shutdown();
+
+Deno.exit(direct.failed + overHttp.failed === 0 ? 0 : 1);

@@ -1,0 +1,29 @@
+/**
+ * The contract's case list on the Node that runs this file: directly, then over HTTP through
+ * `plant-store/node`'s `serve`. `node --import tsx test/runtimes/node.ts [lib|dist]` on Node 20;
+ * Node 22.18+ and 24 run it as is (type stripping). Exits 1 when a case fails.
+ *
+ * @module
+ */
+
+import type * as NodeAdapter from '../../lib/node-listener.ts';
+import { createHandlerRouter, loadLibrary, runConformance } from './_run.ts';
+
+const which = process.argv[2] ?? 'lib';
+const lib = await loadLibrary(which);
+const { serve } = await loadLibrary<typeof NodeAdapter>(which, 'node-listener');
+const label = `Node ${process.version} (${which})`;
+console.log(label);
+
+const direct = await runConformance(lib, `${label} direct`);
+const router = createHandlerRouter();
+const server = await serve({ fetch: router.fetch, port: 0, host: '127.0.0.1', onError: () => {} });
+const overHttp = await runConformance(
+  lib,
+  `${label} over HTTP`,
+  router.transport(server.url),
+  true,
+);
+await server.close();
+
+process.exitCode = direct.failed + overHttp.failed === 0 ? 0 : 1;
