@@ -1,0 +1,83 @@
+/**
+ * `npm run size`: what a host really pulls in, bundled (valibot included), minified and gzipped
+ * by esbuild and zlib, for each entry point of the built package (`dist/`, so `npm run build`
+ * first; the npm script does). Two figures per entry: everything it exports, and a typical host's
+ * imports after tree shaking. Says when the core (`plant-store`, everything) is over its budget,
+ * and with `--enforce` fails then.
+ *
+ * @module
+ */
+
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+/** The core's budget, minified and gzipped: 6 KB. */
+const CORE_BUDGET_BYTES = 6 * 1024;
+
+/** One measured import: what a host writes, and for which platform esbuild bundles it. */
+interface Entry {
+  readonly label: string;
+  readonly source: string;
+  readonly platform: 'neutral' | 'node';
+}
+
+const entries: Entry[] = [
+  {
+    label: "plant-store (all of '.')",
+    source: "export * from 'plant-store';",
+    platform: 'neutral',
+  },
+  {
+    label: 'plant-store (createPlantStore + createStaticTokenVerifier)',
+    source: "export { createPlantStore, createStaticTokenVerifier } from 'plant-store';",
+    platform: 'neutral',
+  },
+  {
+    label: "plant-store/node (all of './node')",
+    source: "export * from 'plant-store/node';",
+    platform: 'node',
+  },
+  {
+    label: 'plant-store + plant-store/node (a Node host)',
+    source: "export * from 'plant-store'; export * from 'plant-store/node';",
+    platform: 'node',
+  },
+];
+
+/** Bundles one entry and measures it. */
+async function measure(entry: Entry) {
+  const result = await build({
+    stdin: { contents: entry.source, resolveDir: process.cwd(), loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: entry.platform,
+    mainFields: ['module', 'main'],
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const code = result.outputFiles[0]?.contents ?? new Uint8Array();
+  const inputs = Object.entries(result.metafile.outputs)[0]?.[1].inputs ?? {};
+  const biggest = Object.entries(inputs)
+    .sort(([, a], [, b]) => b.bytesInOutput - a.bytesInOutput)
+    .slice(0, 4)
+    .map(([file, { bytesInOutput }]) => `${file.replace(/^node_modules\//, '')} ${bytesInOutput}`);
+  return { minified: code.byteLength, gzipped: gzipSync(code, { level: 9 }).byteLength, biggest };
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+let overBudget = false;
+console.log('entry | min | min+gz | largest inputs (minified bytes)');
+for (const entry of entries) {
+  const { minified, gzipped, biggest } = await measure(entry);
+  console.log(`${entry.label} | ${kb(minified)} | ${kb(gzipped)} | ${biggest.join(', ')}`);
+  if (entry === entries[0] && gzipped > CORE_BUDGET_BYTES) overBudget = true;
+}
+if (overBudget) {
+  console.error(`the core is OVER its budget of ${kb(CORE_BUDGET_BYTES)} min+gz`);
+  if (process.argv.includes('--enforce')) process.exitCode = 1;
+} else {
+  console.log(`the core is within its budget of ${kb(CORE_BUDGET_BYTES)} min+gz`);
+}

@@ -1,0 +1,106 @@
+/**
+ * The examples' smoke test: each of `examples/*.ts` is started as its user would start it, on
+ * a free port on 127.0.0.1, and must print its URL, create a plant (`200` and the Plant) and
+ * refuse a request without a token (`401` with the bearer challenge). Runs after `npm run
+ * build`: Deno resolves `plant-store` to the built `dist/`, as an installed package would.
+ * `npm run test:examples`; exits 1 when an example fails.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const TOKEN = 'smoke-token';
+/** How long an example may take to print its URL, and each request to be answered. */
+const DEADLINE_MS = 15_000;
+
+const tsx = (file: string): string[] => [process.execPath, '--import', 'tsx', file];
+const deno = `${root}node_modules/.bin/deno`;
+const examples: Record<string, string[]> = {
+  hono: tsx('examples/hono.ts'),
+  'express 5': tsx('examples/express.ts'),
+  'fastify 5': tsx('examples/fastify.ts'),
+  'own repository': tsx('examples/own-repository.ts'),
+  'Deno.serve': [
+    deno,
+    'run',
+    '--cached-only',
+    '--allow-net=127.0.0.1',
+    '--allow-env',
+    '--allow-read',
+    'examples/deno.ts',
+  ],
+  'Bun.serve': [`${root}node_modules/.bin/bun`, 'examples/bun.ts'],
+};
+
+/** Resolves to the URL the example prints once it listens. */
+async function listeningUrl(child: ChildProcess): Promise<string> {
+  let output = '';
+  const deadline = AbortSignal.timeout(DEADLINE_MS);
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(new Error(`${why}; it printed: ${output}`));
+    deadline.addEventListener('abort', () => fail('no "listening on" line in time'));
+    child.on('exit', (code) => fail(`it exited (${code}) before listening`));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1].replace(/\/$/, ''));
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk;
+    });
+  });
+}
+
+/** Creates a plant with the token, then sends one without. */
+async function smoke(url: string): Promise<void> {
+  // An id past 2^53, written as JSON text: a JavaScript number would round it.
+  const body = '{"id": 9007199254740993, "name": "Monstera", "tag": "aroid"}';
+  const signal = AbortSignal.timeout(DEADLINE_MS);
+  const created = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body,
+    signal,
+  });
+  assert.equal(created.status, 200, 'create with the token');
+  assert.equal(created.headers.get('content-type'), 'application/json');
+  assert.deepEqual(await created.json(), { name: 'Monstera', tag: 'aroid' });
+  const refused = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    signal,
+  });
+  assert.equal(refused.status, 401, 'create without a token');
+  assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="plant-store"');
+  assert.deepEqual(await refused.json(), { error: 401, message: 'a bearer token is required' });
+}
+
+let passed = 0;
+let failed = 0;
+for (const [name, [command = '', ...args]] of Object.entries(examples)) {
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    await smoke(await listeningUrl(child));
+    passed += 1;
+    console.log(`ok - ${name}`);
+  } catch (error) {
+    failed += 1;
+    console.log(`not ok - ${name}: ${(error as Error).message}`);
+  } finally {
+    const exited = child.exitCode === null ? once(child, 'exit') : Promise.resolve();
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+console.log(`examples: ${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;
