@@ -49,9 +49,7 @@ for (const { label, command, args } of runs) {
     // Node 22 and 24 are Linux x64 packages (see versions/package.json); elsewhere they are
     // skipped, but never in CI, which runs on Linux x64.
     if (process.env.CI || (process.platform === 'linux' && process.arch === 'x64')) {
-      console.log(
-        `${label}: ${command} is missing: run npm ci --no-bin-links --prefix test/runtimes/versions`,
-      );
+      console.log(`${label}: ${command} is missing: run npm run install:runtimes`);
       failed += 1;
     } else {
       console.log(`${label}: skipped, no binary for ${process.platform}-${process.arch}`);
