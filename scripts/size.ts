@@ -54,6 +54,8 @@ async function measure(entry: Entry) {
     platform: entry.platform,
     mainFields: ['module', 'main'],
     target: 'es2022',
+    // Not tsconfig.json: its paths map plant-store to lib/ for the typecheck, and a host gets dist/.
+    tsconfigRaw: {},
     write: false,
     metafile: true,
     logLevel: 'silent',
