@@ -19,6 +19,13 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import {
+  type ClientWatch,
+  type PlainHandler,
+  plainHandlerOf,
+  type Reply,
+} from './_plain-handler.ts';
+import type { BodyReadFailure } from './_read-body.ts';
 import { type ErrorReply, errorReply } from './errors.ts';
 
 /**
@@ -192,12 +199,22 @@ export function toNodeListener(
     maxDrainBytes: count(options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES, 'maxDrainBytes'),
     drainTimeout: count(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
   };
+  const lastResort = (res: ServerResponse) => (error: unknown) => {
+    report(config.onError, error);
+    res.destroy();
+  };
+  // A plant store's own routes are answered on plain values: no Request, no Response.
+  const plain = plainHandlerOf(handler);
   return (req, res) => {
+    if (plain !== undefined) {
+      const path = pathOf(req.url);
+      if (path !== undefined && plain.handles(path)) {
+        answerPlain(plain, req, res, config).catch(lastResort(res));
+        return;
+      }
+    }
     // `respond` catches what it can; this catch is the last guard against an unhandled rejection.
-    respond(handler, req, res, config).catch((error: unknown) => {
-      report(config.onError, error);
-      res.destroy();
-    });
+    respond(handler, req, res, config).catch(lastResort(res));
   };
 }
 
@@ -337,6 +354,158 @@ async function respond(
     return;
   }
   await sendResponse(req, res, response, config, controller.signal);
+}
+
+/** The path of an origin-form request target (`/plants?x=1` → `/plants`), else `undefined`. */
+function pathOf(target: string | undefined): string | undefined {
+  if (target === undefined || target.charCodeAt(0) !== 47 /* '/' */) return undefined;
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
+}
+
+/**
+ * Answers a request a plant store handles on plain values: the same checks and replies as the
+ * generic path (Host, then the store's contract), minus the `Request` and `Response` objects.
+ */
+async function answerPlain(
+  plain: PlainHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: ListenerConfig,
+): Promise<void> {
+  const raw = req.rawHeaders;
+  let host: string | undefined;
+  let hosts = 0;
+  let authorization: string | null = null;
+  let contentType: string | null = null;
+  let contentLength: string | null = null;
+  let chunked = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const value = raw[i + 1] as string;
+    // Hot path: switch on the length so most headers cost no lower-casing. Repeated headers are
+    // joined with ", ", as `Headers.get` does, so both paths see the same values.
+    switch (name.length) {
+      case 4:
+        if (name.toLowerCase() === 'host') {
+          host = value;
+          hosts++;
+        }
+        break;
+      case 12:
+        if (name.toLowerCase() === 'content-type') contentType = joined(contentType, value);
+        break;
+      case 13:
+        if (name.toLowerCase() === 'authorization') authorization = joined(authorization, value);
+        break;
+      case 14:
+        if (name.toLowerCase() === 'content-length') contentLength = joined(contentLength, value);
+        break;
+      case 17:
+        if (name.toLowerCase() === 'transfer-encoding') chunked = true;
+        break;
+    }
+  }
+  if (hosts !== 1 || host === undefined || !HOST_PATTERN.test(host)) {
+    res.shouldKeepAlive = false;
+    sendReply(res, errorReply('ERR_BAD_REQUEST', 'the Host header is missing or not valid'));
+    return;
+  }
+
+  const client = watchConnection();
+  res.once('close', () => {
+    if (!res.writableFinished) client.leave();
+    else if (!req.complete) drainRequest(req, { onData: undefined }, config);
+  });
+  const reply: Reply = await plain.handle({
+    method: req.method ?? 'GET',
+    authorization,
+    contentType,
+    contentLength,
+    hasBody: chunked || (contentLength !== null && contentLength !== '0'),
+    readBody: (maxBytes) => readRequestBody(req, maxBytes),
+    client,
+  });
+  if (!res.destroyed) sendReply(res, reply);
+}
+
+function joined(previous: string | null, value: string): string {
+  return previous === null ? value : `${previous}, ${value}`;
+}
+
+/** A `ClientWatch` fed by the response's `close` event: one listener, no `AbortController`. */
+function watchConnection(): ClientWatch & { leave(): void } {
+  let listener: (() => void) | undefined;
+  const watch = {
+    aborted: false,
+    reason: undefined as unknown,
+    onAbort(onLeave: () => void) {
+      listener = onLeave;
+      return () => {
+        listener = undefined;
+      };
+    },
+    leave() {
+      watch.aborted = true;
+      watch.reason = new DOMException('the client went away', 'AbortError');
+      listener?.();
+    },
+  };
+  return watch;
+}
+
+/**
+ * Reads a request body whole, counting bytes and stopping (pausing the socket) past `maxBytes`;
+ * the rest is drained, capped, after the response.
+ */
+function readRequestBody(
+  req: IncomingMessage,
+  maxBytes: number,
+): Promise<Uint8Array | BodyReadFailure> {
+  // A host's body parser may have consumed the body already; a gone client sends no more events.
+  if (req.readableEnded) return Promise.resolve('ERR_BODY_REQUIRED');
+  if (req.destroyed) {
+    return Promise.reject(new DOMException('the client went away', 'AbortError'));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        stop();
+        req.pause();
+        resolve('ERR_BODY_TOO_LARGE');
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      stop();
+      if (size === 0) resolve('ERR_BODY_REQUIRED');
+      // Most bodies arrive as one chunk: hand it over without a copy.
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => {
+      stop();
+      reject(error);
+    };
+    const onClose = (): void => {
+      if (req.complete) return;
+      stop();
+      reject(new DOMException('the client went away', 'AbortError'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 interface BodyState {

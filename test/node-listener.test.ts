@@ -777,14 +777,14 @@ describe('serve with createPlantStore', () => {
         controller.enqueue(chunk);
       },
     });
-    const { response } = await call('/plants', {
+    const { response, body: answer } = await call('/plants', {
       method: 'POST',
       headers: auth,
       body,
       duplex: 'half',
     });
     assert.equal(response.status, 413);
-    assert.equal(response.headers.get('content-length'), null);
+    assert.deepEqual(answer, { error: 413, message: 'request body is larger than 102400 bytes' });
     assert.equal(repository.create.mock.callCount(), 0);
   });
 
