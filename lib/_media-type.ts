@@ -5,6 +5,7 @@
  */
 export function isJsonUtf8(contentType: string | null): boolean {
   if (contentType === null) return false;
+  if (contentType === 'application/json') return true; // the common case, without a split
   const [essence = '', ...parameters] = contentType.split(';');
   if (essence.trim().toLowerCase() !== 'application/json') return false;
   for (const parameter of parameters) {

@@ -62,6 +62,7 @@ function exactIdFromText(text: string): bigint | number {
 }
 
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+const PLAIN_INTEGER = /^-?\d{1,18}$/;
 
 /**
  * The exact integer a JSON number literal denotes, as JSON Schema reads "integer": `1.0`, `1e2`
@@ -71,6 +72,8 @@ const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
  *   than the digits can say, or `NaN` when the value is not an integer.
  */
 export function integerFromLiteral(literal: string): bigint | number {
+  // The common case, a plain integer short enough to be inside the range: straight to BigInt.
+  if (PLAIN_INTEGER.test(literal)) return BigInt(literal);
   const match = NUMBER_LITERAL.exec(literal);
   if (match === null) return Number.NaN;
   const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;

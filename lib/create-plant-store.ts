@@ -104,12 +104,7 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     token: string,
     life: RequestLife,
   ): Promise<Reply> {
-    // The signal is a getter: it is made only if the verifier or repository reads it.
-    const verdict = await verifier.verify(token, {
-      get signal() {
-        return life.signal;
-      },
-    });
+    const verdict = await verifier.verify(token, new CollaboratorContext(life, undefined));
     // After each wait, stop if the store already gave up: no late writes nobody will answer.
     life.throwIfEnded();
     // Fail closed: only an explicit { valid: true } lets a request through.
@@ -128,13 +123,10 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     const plant = readJsonPlant(bytes);
     if ('code' in plant) return errorReply(plant.code, plant.message);
 
-    const { principal } = verdict;
-    const outcome = await repository.create(plant, {
-      get signal() {
-        return life.signal;
-      },
-      ...(principal === undefined ? {} : { principal }),
-    });
+    const outcome = await repository.create(
+      plant,
+      new CollaboratorContext(life, verdict.principal),
+    );
     if (!outcome.created && !samePlant(outcome.existing, plant)) {
       return errorReply('ERR_ID_CONFLICT');
     }
@@ -204,6 +196,25 @@ function watchSignal(signal: AbortSignal): ClientWatch {
       return () => signal.removeEventListener('abort', listener);
     },
   };
+}
+
+/**
+ * What the verifier and the repository receive. `signal` is a getter on the prototype, so the
+ * signal is made only if a collaborator reads it (see `RequestLife`), at the cost of one small
+ * object per call.
+ */
+class CollaboratorContext {
+  readonly principal: unknown;
+  readonly #life: RequestLife;
+
+  constructor(life: RequestLife, principal: unknown) {
+    this.#life = life;
+    this.principal = principal;
+  }
+
+  get signal(): AbortSignal {
+    return this.#life.signal;
+  }
 }
 
 /** Same content: the stored plant is what the client sent again (an idempotent replay). */
