@@ -240,15 +240,15 @@ function checkOptions(
     throw new TypeError('createPlantStore needs a verifier with a verify(token, context) method');
   }
   if (typeof repository?.create !== 'function') {
-    throw new TypeError('createPlantStore: repository needs a create(plant, context) method');
+    throw new TypeError('repository needs a create(plant, context) method');
   }
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
-    throw new TypeError('createPlantStore: maxBodyBytes must be a positive integer');
+    throw new TypeError('maxBodyBytes must be a positive integer');
   }
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw new TypeError(`createPlantStore: timeoutMs must be in (0, ${MAX_TIMEOUT_MS}]`);
+    throw new TypeError(`timeoutMs must be in (0, ${MAX_TIMEOUT_MS}]`);
   }
   if (typeof onError !== 'function') {
-    throw new TypeError('createPlantStore: onError must be a function');
+    throw new TypeError('onError must be a function');
   }
 }

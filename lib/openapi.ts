@@ -16,8 +16,7 @@ function errorResponseObject(description: string) {
 }
 
 const challenge = {
-  description:
-    'The bearer challenge: `Bearer realm="plant-store"`, plus `error="invalid_token"` when a well-formed token was rejected.',
+  description: 'Bearer realm="plant-store", plus error="invalid_token" for a rejected token.',
   required: true,
   schema: { type: 'string' },
 } as const;
@@ -39,7 +38,7 @@ export const openApiDocument = {
     title: 'OpenAPI Plant Store',
     version: '1.0.0',
     license: { name: 'MIT' },
-    description: 'A sample plant store interface with one operation, which creates a plant.',
+    description: 'A plant store with one operation: create a plant.',
   },
   servers: [
     {
@@ -54,7 +53,7 @@ export const openApiDocument = {
         operationId: 'createPlant',
         summary: 'Creates a new plant in the store',
         description:
-          'Stores the plant under the id its caller chose. Sending the same id with the same name and tag again answers 200 and changes nothing, so a lost response can be retried safely; the same id with different content answers 409.',
+          'The same id with the same name and tag again is a 200 that changes nothing (a safe retry); with different ones, a 409.',
         security: [{ bearerAuth: [] }],
         requestBody: {
           required: true,
@@ -64,26 +63,20 @@ export const openApiDocument = {
         },
         responses: {
           '200': {
-            description: 'The plant is stored (now, or already with the same content).',
+            description: 'The plant is stored.',
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
           },
-          '400': errorResponseObject(
-            'Unexpected error: no body, invalid UTF-8 or JSON, or a body that is not a NewPlant.',
-          ),
+          '400': errorResponseObject('Unexpected error: no body, or not UTF-8 JSON of a NewPlant.'),
           '401': {
-            description: 'The bearer token is missing, malformed or not accepted.',
+            description: 'No valid bearer token.',
             headers: { 'WWW-Authenticate': challenge },
             content: errorContent,
           },
-          '409': errorResponseObject('A different plant is already stored under this id.'),
-          '413': errorResponseObject('The body is larger than the limit (default 102400 bytes).'),
-          '415': errorResponseObject(
-            'The content type is not application/json, or its charset is not utf-8.',
-          ),
-          '500': errorResponseObject('Internal error: storage or token checking failed.'),
-          '503': errorResponseObject(
-            'The deadline passed before the plant was stored; retrying is safe.',
-          ),
+          '409': errorResponseObject('Another plant has this id.'),
+          '413': errorResponseObject('The body is over the limit (default 102400 bytes).'),
+          '415': errorResponseObject('Not application/json (charset utf-8).'),
+          '500': errorResponseObject('Internal error.'),
+          '503': errorResponseObject('The deadline passed; a retry is safe.'),
         },
       },
     },
@@ -99,12 +92,11 @@ export const openApiDocument = {
         properties: {
           name: {
             type: 'string',
-            description: 'The name of the plant. Well-formed Unicode without U+0000.',
+            description: 'The name of the plant, without U+0000.',
           },
           tag: {
             type: 'string',
-            description:
-              'A tag that specifies the type of the plant. Well-formed Unicode without U+0000.',
+            description: 'The type of the plant, without U+0000.',
           },
         },
       },
@@ -118,8 +110,7 @@ export const openApiDocument = {
               id: {
                 type: 'integer',
                 format: 'int64',
-                description:
-                  'Identification number of the plant, supplied by the caller: an integer from -9223372036854775808 to 9223372036854775807, kept exactly.',
+                description: 'The id, chosen by the caller; kept exactly.',
               },
             },
           },
@@ -141,7 +132,7 @@ export const openApiDocument = {
         description: 'The method is not allowed on this path.',
         headers: {
           Allow: {
-            description: 'The methods the path allows.',
+            description: 'The allowed methods.',
             required: true,
             schema: { type: 'string' },
           },

@@ -34,10 +34,10 @@ function plantText() {
  */
 export const NewPlantSchema = v.object(
   {
+    // One check rather than minValue + maxValue: the same rule, two fewer valibot actions to ship.
     id: v.pipe(
       v.bigint(INT64_RULE),
-      v.minValue(INT64_MIN, INT64_RULE),
-      v.maxValue(INT64_MAX, INT64_RULE),
+      v.check((id) => id >= INT64_MIN && id <= INT64_MAX, INT64_RULE),
     ),
     name: plantText(),
     tag: v.exactOptional(plantText()),
