@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env node
 /**
  * The standalone server (`npm start`, the `plant-store` bin): the plant store over `node:http`,
  * with plants in memory or, when `DATABASE_URL` is set, in PostgreSQL through `pg`; bearer tokens
