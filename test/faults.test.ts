@@ -453,3 +453,16 @@ function post(agent: Agent, port: number, body: string): Promise<CheckedResponse
     req.end(body);
   });
 }
+
+describe('hostile requests found by the fuzz, behind serve', () => {
+  it('serves a create that carries an unknown Expect instead of answering a bare 417 (bug: serve leaves checkExpectation to node)', {
+    todo: 'lib/node-listener.ts: node answers Expect other than 100-continue with a bare 417 and no Error body; a fix is proposed (server.on("checkExpectation", onRequest)); drop this todo when it lands',
+  }, async () => {
+    const { port } = await start({});
+    const payload = rawPlantRequest(plantBody(1, 'Fern'), TOKEN).replace(
+      'Connection: close\r\n',
+      'Connection: close\r\nExpect: something-else\r\n',
+    );
+    assert.deepEqual(await exchange(port, payload), { status: 200, body: { name: 'Fern' } });
+  });
+});
