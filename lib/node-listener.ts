@@ -267,6 +267,13 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   const inFlight = new WeakMap<object, ServerResponse>();
   let closing = false;
 
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    inFlight.set(req.socket, res);
+    // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
+    // drops repeated Set-Cookie values from the flat header list.
+    if (closing) res.shouldKeepAlive = false;
+    listener(req, res);
+  };
   const server = createServer(
     {
       headersTimeout,
@@ -276,14 +283,11 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
       // Node would answer a missing Host with a bare 400; the listener answers with the Error body.
       requireHostHeader: false,
     },
-    (req, res) => {
-      inFlight.set(req.socket, res);
-      // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
-      // drops repeated Set-Cookie values from the flat header list.
-      if (closing) res.shouldKeepAlive = false;
-      listener(req, res);
-    },
+    onRequest,
   );
+  // Node would answer an Expect other than 100-continue with a bare 417 and no Error body. RFC
+  // 9110 section 10.1.1 lets a server ignore an expectation it does not know: serve the request.
+  server.on('checkExpectation', onRequest);
   server.keepAliveTimeout = keepAliveTimeout;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     rejectClient(error, socket, inFlight.get(socket));
