@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { Reply } from './_plain-handler.ts';
+
 /**
  * The stable codes of every error response. Changing one is a breaking change.
  *
@@ -73,16 +75,10 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
 };
 
 /**
- * An error response as plain values, before it becomes a `Response` or is written to a socket.
+ * An error response as plain values (status, headers, the JSON body), before it becomes a
+ * `Response` or is written to a socket: the same shape as every reply the store builds.
  */
-export interface ErrorReply {
-  /** The HTTP status, also the body's `error` field. */
-  readonly status: number;
-  /** The response headers, `content-type` included. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The JSON text of the Error body. */
-  readonly body: string;
-}
+export type ErrorReply = Reply;
 
 /**
  * Builds the reply for an error code: its status, its headers and the Error body.
