@@ -28,7 +28,7 @@ export interface PlainRequest {
   readonly contentType: string | null;
   /** The `Content-Length` header, `null` when absent. */
   readonly contentLength: string | null;
-  /** False when the request says it has no body (none at all, or `Content-Length: 0`). */
+  /** False when the request has no body at all; a `Content-Length` of zero is the core's to judge. */
   readonly hasBody: boolean;
   /** Reads the whole body, stopping past `maxBytes`. */
   readonly readBody: (maxBytes: number) => Promise<Uint8Array | BodyReadFailure>;

@@ -110,9 +110,11 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     // Fail closed: only an explicit { valid: true } lets a request through.
     if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
 
-    if (!input.hasBody) return errorReply('ERR_BODY_REQUIRED');
+    // Content-Length is read here once, for both rules, whichever front filled the input.
+    const declared = declaredLength(input.contentLength);
+    if (!input.hasBody || declared === 0) return errorReply('ERR_BODY_REQUIRED');
     if (!isJsonUtf8(input.contentType)) return errorReply('ERR_UNSUPPORTED_MEDIA_TYPE');
-    if (declaredLength(input.contentLength) > maxBodyBytes) {
+    if (declared > maxBodyBytes) {
       return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
     }
     const bytes = await input.readBody(maxBodyBytes);
@@ -169,13 +171,12 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
 /** The plain values of a web-standard request. */
 function plainRequestOf(request: Request): PlainRequest {
   const { headers, body, signal } = request;
-  const contentLength = headers.get('content-length');
   return {
     method: request.method,
     authorization: headers.get('authorization'),
     contentType: headers.get('content-type'),
-    contentLength,
-    hasBody: body !== null && declaredLength(contentLength) !== 0,
+    contentLength: headers.get('content-length'),
+    hasBody: body !== null,
     readBody: (maxBytes) =>
       body === null ? Promise.resolve('ERR_BODY_REQUIRED') : readBody(body, maxBytes),
     client: watchSignal(signal),

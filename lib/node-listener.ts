@@ -426,7 +426,7 @@ async function answerPlain(
     authorization,
     contentType,
     contentLength,
-    hasBody: chunked || (contentLength !== null && contentLength !== '0'),
+    hasBody: chunked || contentLength !== null,
     readBody: (maxBytes) => readRequestBody(req, maxBytes),
     client,
   });

@@ -104,6 +104,10 @@ const requests: Record<string, (id: number) => Sent> = {
   'two Authorization headers': () => ({ headers: [bearer, bearer, typed], chunks: ['{}'] }),
   'no body': () => ({ headers: [bearer, typed] }),
   'Content-Length: 0': () => ({ headers: [bearer, typed, ['content-length', '0']] }),
+  // Zero however spelled is no body, so the presence check answers before the media type.
+  'Content-Length: 00 and text/plain': () => ({
+    headers: [bearer, ['content-type', 'text/plain'], ['content-length', '00']],
+  }),
   'an empty chunked body': () => ({ headers: [bearer, typed], chunks: [''] }),
   'no Content-Type': () => ({ headers: [bearer], chunks: ['{"id":1,"name":"a"}'] }),
   'text/plain': () => ({ headers: [bearer, ['content-type', 'text/plain']], chunks: ['{}'] }),
@@ -175,6 +179,7 @@ describe('toNodeListener on a plant store', () => {
         const context = `${name} (round ${round})`;
         // Guard the comparison itself: these must really succeed, not fail alike on both paths.
         if (name.startsWith('a create')) assert.equal(fast.status, 200, `${context}: ${fast.body}`);
+        if (name.startsWith('Content-Length: 00')) assert.equal(fast.status, 400, context);
         assert.equal(fast.status, generic.status, context);
         assert.equal(fast.body, generic.body, context);
         for (const header of ['content-type', 'allow', 'www-authenticate']) {
