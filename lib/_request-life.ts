@@ -1,35 +1,35 @@
+import type { Deadline, Deadlines } from './_deadlines.ts';
 import type { ClientWatch } from './_plain-handler.ts';
 import { PlantApiError } from './errors.ts';
 
 /**
  * The life of one create: it ends when the work is done, the deadline passes or the client goes,
- * whichever comes first. `gaveUp` resolves when it ends early.
+ * whichever comes first. Work the create waits for goes through `wait`, which gives up when the
+ * life ends early.
  *
- * The `AbortSignal` handed to the verifier and the repository is made only when one of them
- * reads it: on Node 20 an `AbortController` with a listener costs more than the plant logic,
- * and most stores (the in-memory one, a static token list) never look at it.
+ * What costs is made only when needed: the `AbortSignal` handed to the verifier and the
+ * repository only when one of them reads it (on Node 20 an `AbortController` with a listener
+ * costs more than the plant logic, and most stores never look at it), and the deadline is an
+ * entry in the store's shared `Deadlines`, not a timer of its own.
  */
 export class RequestLife {
-  /** Resolves when the deadline passes or the client goes before the work is done. */
-  readonly gaveUp: Promise<void>;
-  private giveUp!: () => void;
   private over = false;
   private reason: unknown;
+  private giveUp: ((reason: unknown) => void) | undefined;
   private controller: AbortController | undefined;
   private unsubscribe: (() => void) | undefined;
-  private readonly timer: ReturnType<typeof setTimeout>;
   private readonly client: ClientWatch;
+  private readonly deadlines: Deadlines;
+  private readonly deadline: Deadline;
 
   /**
    * @param client The client's presence.
-   * @param timeoutMs The deadline, from now.
+   * @param deadlines The store's deadlines; this life's starts now.
    */
-  constructor(client: ClientWatch, timeoutMs: number) {
+  constructor(client: ClientWatch, deadlines: Deadlines) {
     this.client = client;
-    this.gaveUp = new Promise<void>((resolve) => {
-      this.giveUp = resolve;
-    });
-    this.timer = setTimeout(() => this.end(new PlantApiError('ERR_TIMEOUT')), timeoutMs);
+    this.deadlines = deadlines;
+    this.deadline = deadlines.start(() => this.end(new PlantApiError('ERR_TIMEOUT')));
   }
 
   /** The signal for collaborators; fires when this life ends early. */
@@ -54,9 +54,23 @@ export class RequestLife {
     if (this.ended) throw this.reason;
   }
 
-  /** Releases the timer and the client listener once the work is done. */
+  /**
+   * Waits for `work`, or rejects with the reason as soon as the life ends early; the late
+   * result, whatever it is, is dropped. One wait at a time.
+   */
+  wait<T>(work: PromiseLike<T>): Promise<T> {
+    this.throwIfEnded();
+    // One promise settled by whichever comes first, rather than Promise.race, which costs an
+    // array, an iterator and two reactions per wait.
+    return new Promise<T>((resolve, reject) => {
+      this.giveUp = reject;
+      work.then(resolve, reject);
+    });
+  }
+
+  /** Releases the deadline and the client listener once the work is done. */
   dispose(): void {
-    clearTimeout(this.timer);
+    this.deadlines.stop(this.deadline);
     this.unsubscribe?.();
   }
 
@@ -70,6 +84,6 @@ export class RequestLife {
     this.over = true;
     this.reason = reason;
     this.controller?.abort(reason);
-    this.giveUp();
+    this.giveUp?.(reason);
   }
 }

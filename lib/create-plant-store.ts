@@ -1,4 +1,5 @@
 import { bearerToken } from './_bearer-token.ts';
+import { Deadlines } from './_deadlines.ts';
 import { isJsonUtf8 } from './_media-type.ts';
 import {
   type ClientWatch,
@@ -70,6 +71,7 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
   } = options ?? ({} as CreatePlantStoreOptions);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   const tooLarge = `request body is larger than ${maxBodyBytes} bytes`;
+  const deadlines = new Deadlines(timeoutMs);
 
   function report(error: unknown): void {
     try {
@@ -84,59 +86,51 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     const token = bearerToken(input.authorization);
     if (token === undefined) return errorReply('ERR_MISSING_TOKEN');
 
-    const life = new RequestLife(input.client, timeoutMs);
+    const life = new RequestLife(input.client, deadlines);
     try {
-      // A hung verifier or repository cannot hold the client past the deadline: the race ends
-      // with a 503 and the late result, whatever it is, is dropped.
-      const reply = await Promise.race([authorizeAndStore(input, token, life), life.gaveUp]);
-      return reply ?? errorReply('ERR_TIMEOUT');
+      // A collaborator that answers synchronously is not awaited: no wait, no extra turn.
+      const pendingVerdict = verifier.verify(token, new CollaboratorContext(life, undefined));
+      const verdict = isThenable(pendingVerdict) ? await life.wait(pendingVerdict) : pendingVerdict;
+      // After each wait, stop if the store already gave up: no late writes nobody will answer.
+      life.throwIfEnded();
+      // Fail closed: only an explicit { valid: true } lets a request through.
+      if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
+
+      // Content-Length is read here once, for both rules, whichever front filled the input.
+      const declared = declaredLength(input.contentLength);
+      if (!input.hasBody || declared === 0) return errorReply('ERR_BODY_REQUIRED');
+      if (!isJsonUtf8(input.contentType)) return errorReply('ERR_UNSUPPORTED_MEDIA_TYPE');
+      if (declared > maxBodyBytes) return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
+      const bytes = await life.wait(input.readBody(maxBodyBytes));
+      if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, tooLarge);
+      if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
+      life.throwIfEnded();
+
+      const plant = readJsonPlant(bytes);
+      if ('code' in plant) return errorReply(plant.code, plant.message);
+
+      const pendingOutcome = repository.create(
+        plant,
+        new CollaboratorContext(life, verdict.principal),
+      );
+      const outcome = isThenable(pendingOutcome) ? await life.wait(pendingOutcome) : pendingOutcome;
+      if (!outcome.created && !samePlant(outcome.existing, plant)) {
+        return errorReply('ERR_ID_CONFLICT');
+      }
+      return {
+        status: 200,
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ name: plant.name, tag: plant.tag }),
+      };
     } catch (error) {
+      // A hung verifier or repository cannot hold the client past the deadline: `life.wait`
+      // gives up with a 503 and the late result, whatever it is, is dropped.
       if (life.ended) return errorReply('ERR_TIMEOUT'); // gone or too late: not a fault
       report(error);
       return errorReply('ERR_INTERNAL');
     } finally {
       life.dispose();
     }
-  }
-
-  async function authorizeAndStore(
-    input: PlainRequest,
-    token: string,
-    life: RequestLife,
-  ): Promise<Reply> {
-    const verdict = await verifier.verify(token, new CollaboratorContext(life, undefined));
-    // After each wait, stop if the store already gave up: no late writes nobody will answer.
-    life.throwIfEnded();
-    // Fail closed: only an explicit { valid: true } lets a request through.
-    if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
-
-    // Content-Length is read here once, for both rules, whichever front filled the input.
-    const declared = declaredLength(input.contentLength);
-    if (!input.hasBody || declared === 0) return errorReply('ERR_BODY_REQUIRED');
-    if (!isJsonUtf8(input.contentType)) return errorReply('ERR_UNSUPPORTED_MEDIA_TYPE');
-    if (declared > maxBodyBytes) {
-      return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
-    }
-    const bytes = await input.readBody(maxBodyBytes);
-    if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, tooLarge);
-    if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
-    life.throwIfEnded();
-
-    const plant = readJsonPlant(bytes);
-    if ('code' in plant) return errorReply(plant.code, plant.message);
-
-    const outcome = await repository.create(
-      plant,
-      new CollaboratorContext(life, verdict.principal),
-    );
-    if (!outcome.created && !samePlant(outcome.existing, plant)) {
-      return errorReply('ERR_ID_CONFLICT');
-    }
-    return {
-      status: 200,
-      headers: JSON_HEADERS,
-      body: JSON.stringify({ name: plant.name, tag: plant.tag }),
-    };
   }
 
   async function handleCreatePlant(request: Request): Promise<Response> {
@@ -216,6 +210,11 @@ class CollaboratorContext {
   get signal(): AbortSignal {
     return this.#life.signal;
   }
+}
+
+/** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
 
 /** Same content: the stored plant is what the client sent again (an idempotent replay). */

@@ -6,7 +6,13 @@
  * @module
  */
 
-import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from './types.ts';
+import type {
+  CreatePlantOutcome,
+  NewPlant,
+  Plant,
+  PlantRepository,
+  PlantRepositoryContext,
+} from './types.ts';
 
 /**
  * The driver the repository talks through, typed by shape only: `pg`'s `Pool` and `Client`
@@ -45,6 +51,11 @@ export interface PostgresTableOptions {
 
 /** Options of `createPostgresRepository`. */
 export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {}
+
+/** The PostgreSQL `PlantRepository`: its `create` always answers with a promise. */
+export interface PostgresPlantRepository extends PlantRepository {
+  create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
+}
 
 // PostgreSQL's NAMEDATALEN is 64: longer identifiers are silently truncated, which could make two
 // configured names share one table, so they are refused instead.
@@ -99,7 +110,7 @@ const encoder = new TextEncoder();
 export function createPostgresRepository(
   client: PostgresClient,
   options: CreatePostgresRepositoryOptions = {},
-): PlantRepository {
+): PostgresPlantRepository {
   assertClient(client, 'createPostgresRepository');
   const table = qualifiedTableName(options, 'createPostgresRepository');
   const insertSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING true AS created`;

@@ -62,7 +62,10 @@ export interface PlantRepository {
    * otherwise store nothing and hand back the plant already stored under that id. Two
    * concurrent calls for one id must never both report `created: true`.
    */
-  create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
+  create(
+    plant: NewPlant,
+    context: PlantRepositoryContext,
+  ): CreatePlantOutcome | Promise<CreatePlantOutcome>;
 }
 
 /** The verdict of a `TokenVerifier`. */

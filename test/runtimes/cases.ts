@@ -50,7 +50,10 @@ export type Transport = (handler: Handler, request: Request) => Promise<Response
 /** A repository whose `create` records its calls. */
 export interface RecordingRepository extends PlantRepository {
   /** The recorded `create`: `create.calls[i]` holds the plant and context of call `i`. */
-  readonly create: Spy<[NewPlant, PlantRepositoryContext], Promise<CreatePlantOutcome>>;
+  readonly create: Spy<
+    [NewPlant, PlantRepositoryContext],
+    CreatePlantOutcome | Promise<CreatePlantOutcome>
+  >;
 }
 
 /** What a case gets: the library, the transport, and helpers built on both. */
@@ -965,6 +968,54 @@ describe('handleCreatePlant: 8. store', () => {
     assert.ok(seen?.reason instanceof t.lib.PlantApiError);
     assert.equal(seen?.reason.code, 'ERR_TIMEOUT');
     assert.equal(onError.calls.length, 0, 'a deadline is not an internal error');
+  });
+
+  it('gives each create its own deadline, counted from its own start', async (t) => {
+    const repository: PlantRepository = {
+      create: (plant) => (plant.name === 'hang' ? never() : { created: true }),
+    };
+    const { store } = t.testStore({ repository, timeoutMs: 150 });
+    const answered = (id: number, name: string) => {
+      const started = Date.now();
+      return t
+        .send(store.handleCreatePlant, plantRequest(json({ id, name })))
+        .then((response) => ({ status: response.status, after: Date.now() - started }));
+    };
+    const first = answered(1, 'hang');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // One create starts and finishes between the two hung ones: the deadlines on either side
+    // of it must still fire.
+    const quick = await answered(2, 'quick');
+    const second = answered(3, 'hang');
+    const [one, two] = await Promise.all([first, second]);
+    assert.deepEqual(quick.status, 200);
+    assert.equal(one.status, 503);
+    assert.equal(two.status, 503);
+    for (const { after } of [one, two]) {
+      assert.ok(after >= 140, `answered ${after} ms after its start: before its deadline`);
+      assert.ok(after < 1000, `answered ${after} ms after its start: long past its deadline`);
+    }
+  });
+
+  it('decides replay and conflict alike whether the repository answers at once or with a promise', async (t) => {
+    const answersAtOnce = t.lib.createMemoryRepository();
+    const backing = t.lib.createMemoryRepository();
+    const answersLater: PlantRepository = {
+      create: (plant, context) =>
+        new Promise((resolve) => setTimeout(() => resolve(backing.create(plant, context)), 5)),
+    };
+    for (const repository of [answersAtOnce, answersLater]) {
+      const { store } = t.testStore({ repository });
+      const statuses = [];
+      for (const plant of [
+        { id: 1, name: 'Fern' },
+        { id: 1, name: 'Fern' },
+        { id: 1, name: 'Moss' },
+      ]) {
+        statuses.push((await t.send(store.handleCreatePlant, plantRequest(json(plant)))).status);
+      }
+      assert.deepEqual(statuses, [200, 200, 409]);
+    }
   });
 
   it('answers 503 when the verifier hangs past the deadline', async (t) => {
