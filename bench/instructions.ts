@@ -1,0 +1,80 @@
+/**
+ * `npm run bench:instructions`: the CPU instructions one create costs, counted by valgrind's
+ * callgrind, so that a change to the core can be judged on a shared, noisy machine where wrk's
+ * req/s moves ±15% between runs. The count is repeatable: it does not depend on what else the
+ * machine is doing.
+ *
+ * Runs this file twice under callgrind as a driver (`--creates N`), for 20,000 and 60,000
+ * creates, and prints (difference of totals) / 40,000: start-up, module loading and JIT warm-up
+ * cancel out. Each create goes through the store's plain-values handler, exactly what the
+ * `node:http` fast path calls, with a fresh id and body bytes; the body arrives one event-loop
+ * turn later, as from a socket. Creates run one at a time, so each one arms the deadline timer
+ * afresh (under concurrent load that cost is shared).
+ *
+ * Needs `valgrind` (Debian package `valgrind`). Takes one to three minutes.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { plainHandlerOf } from '../lib/_plain-handler.ts';
+import {
+  createMemoryRepository,
+  createPlantStore,
+  createStaticTokenVerifier,
+} from '../lib/index.ts';
+import { TOKEN } from './servers/_common.ts';
+
+const { values } = parseArgs({ options: { creates: { type: 'string' } } });
+
+async function drive(creates: number): Promise<void> {
+  const store = createPlantStore({
+    repository: createMemoryRepository(),
+    verifier: createStaticTokenVerifier([TOKEN]),
+  });
+  const plain = plainHandlerOf(store.fetch);
+  if (plain === undefined) throw new Error('the store carries no plain handler');
+  const client = { aborted: false, reason: undefined, onAbort: () => () => {} };
+  for (let i = 0; i < creates; i++) {
+    const body = Buffer.from(`{"id":${1_000_000_000_000 + i},"name":"Monstera","tag":"aroid"}`);
+    const reply = await plain.handle({
+      method: 'POST',
+      authorization: `Bearer ${TOKEN}`,
+      contentType: 'application/json',
+      contentLength: String(body.byteLength),
+      hasBody: true,
+      readBody: () => new Promise((resolve) => setImmediate(resolve, body)),
+      client,
+    });
+    if (reply.status !== 200) throw new Error(`create ${i} answered ${reply.status}`);
+  }
+}
+
+function countInstructions(creates: number): number {
+  const run = spawnSync(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--callgrind-out-file=/dev/null',
+      process.execPath,
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--creates',
+      String(creates),
+    ],
+    { encoding: 'utf8' },
+  );
+  const collected = /Collected : (\d+)/.exec(run.stderr ?? '');
+  if (run.status !== 0 || collected === null) {
+    throw new Error(`callgrind failed (is valgrind installed?):\n${run.stderr ?? run.error}`);
+  }
+  return Number(collected[1]);
+}
+
+if (values.creates !== undefined) {
+  await drive(Number(values.creates));
+} else {
+  const [few, many] = [20_000, 60_000];
+  const perCreate = (countInstructions(many) - countInstructions(few)) / (many - few);
+  console.log(`${Math.round(perCreate)} instructions per create (callgrind, ${process.version})`);
+}
