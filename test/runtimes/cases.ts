@@ -997,6 +997,33 @@ describe('handleCreatePlant: 8. store', () => {
     }
   });
 
+  it('keeps the deadline of a create started while another one expires', async (t) => {
+    let retried: Promise<number> | undefined;
+    let store: PlantStore | undefined;
+    const repository: PlantRepository = {
+      create(plant, context) {
+        // The first create's repository retries at once when its signal fires: the retry
+        // starts inside the deadline's own expiry, and must still get its own full deadline.
+        if (plant.name === 'first') {
+          context.signal.addEventListener('abort', () => {
+            const again = plantRequest(json({ id: 2, name: 'retry' }));
+            retried = t.send((store as PlantStore).handleCreatePlant, again).then((r) => r.status);
+          });
+        }
+        return never();
+      },
+    };
+    ({ store } = t.testStore({ repository, timeoutMs: 60 }));
+    const first = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'first' })),
+    );
+    const expiredAt = Date.now();
+    assert.equal(first.status, 503);
+    assert.equal(await retried, 503);
+    assert.ok(Date.now() - expiredAt >= 50, 'the retry was answered before its own deadline');
+  });
+
   it('decides replay and conflict alike whether the repository answers at once or with a promise', async (t) => {
     const answersAtOnce = t.lib.createMemoryRepository();
     const backing = t.lib.createMemoryRepository();
