@@ -60,7 +60,8 @@ export interface PlantRepository {
   /**
    * The atomic insert-if-absent: store `plant` when its id is free and report `created: true`;
    * otherwise store nothing and hand back the plant already stored under that id. Two
-   * concurrent calls for one id must never both report `created: true`.
+   * concurrent calls for one id must never both report `created: true`. May answer with the
+   * outcome itself (a store that decides in memory) or with a promise of it.
    */
   create(
     plant: NewPlant,
