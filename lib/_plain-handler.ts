@@ -8,14 +8,19 @@ import type { BodyReadFailure } from './_read-body.ts';
  */
 export const PLAIN_HANDLER: unique symbol = Symbol('plant-store.plain-handler');
 
-/** How the operation learns that the client went away. */
+/**
+ * How the operation learns that the client went away: the part of an `AbortSignal` it uses, so
+ * a request's own signal serves as it is.
+ */
 export interface ClientWatch {
   /** True once the client is gone. */
   readonly aborted: boolean;
   /** Why, once it is gone. */
   readonly reason: unknown;
-  /** Calls `listener` once when the client goes; returns the unsubscribe. */
-  onAbort(listener: () => void): () => void;
+  /** Calls `listener` once when the client goes. */
+  addEventListener(type: 'abort', listener: () => void, options: { once: true }): void;
+  /** Stops calling `listener`. */
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 /** What the create operation needs of a request, as plain values. */

@@ -58,20 +58,9 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
  * it, so the range check still fails), or `NaN` when it is not an integer.
  */
 function exactIdFromText(text: string): bigint | number {
-  const literal = onlyIdLiteral(text) ?? lastTopLevelIdLiteral(text);
+  const literal = lastTopLevelIdLiteral(text);
   // JSON.parse saw a number at the last "id", so the scan finds its literal; NaN only if not.
   return literal === undefined ? Number.NaN : integerFromLiteral(literal);
-}
-
-/**
- * The common case without the full scan: text with no escapes and `"id"` exactly once. The
- * object has a top-level `id`, and without escapes it can only be spelled `"id"`, so that one
- * occurrence is the key (a string holding `"id"` would need escaped quotes).
- */
-function onlyIdLiteral(text: string): string | undefined {
-  const at = text.indexOf('"id"');
-  if (at === -1 || text.indexOf('"id"', at + 4) !== -1 || text.includes('\\')) return undefined;
-  return numberLiteralAfterColon(text, text.indexOf(':', at + 4) + 1);
 }
 
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;

@@ -12,46 +12,51 @@ import { PlantApiError } from './errors.ts';
  * costs more than the plant logic, and most stores never look at it), and the deadline is an
  * entry in the store's shared `Deadlines`, not a timer of its own.
  */
-export class RequestLife {
-  private over = false;
-  private reason: unknown;
-  private giveUp: ((reason: unknown) => void) | undefined;
-  private controller: AbortController | undefined;
-  private unsubscribe: (() => void) | undefined;
-  private readonly client: ClientWatch;
-  private readonly deadlines: Deadlines;
-  private readonly deadline: Deadline;
+export class RequestLife implements Deadline {
+  /** Set by `Deadlines.start`. */
+  dueAt = 0;
+  #over = false;
+  #reason: unknown;
+  #giveUp: ((reason: unknown) => void) | undefined;
+  #controller: AbortController | undefined;
+  #unsubscribe: (() => void) | undefined;
+  readonly #client: ClientWatch;
+  readonly #deadlines: Deadlines;
 
   /**
    * @param client The client's presence.
    * @param deadlines The store's deadlines; this life's starts now.
    */
   constructor(client: ClientWatch, deadlines: Deadlines) {
-    this.client = client;
-    this.deadlines = deadlines;
-    this.deadline = deadlines.start(() => this.end(new PlantApiError('ERR_TIMEOUT')));
+    this.#client = client;
+    this.#deadlines = deadlines;
+    deadlines.start(this);
   }
 
   /** The signal for collaborators; fires when this life ends early. */
   get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      this.checkClient();
-      if (this.over) this.controller.abort(this.reason);
-      else this.unsubscribe = this.client.onAbort(() => this.end(this.client.reason));
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      this.#checkClient();
+      if (this.#over) this.#controller.abort(this.#reason);
+      else {
+        const onLeave = () => this.#end(this.#client.reason);
+        this.#client.addEventListener('abort', onLeave, { once: true });
+        this.#unsubscribe = () => this.#client.removeEventListener('abort', onLeave);
+      }
     }
-    return this.controller.signal;
+    return this.#controller.signal;
   }
 
   /** Whether the life ended early (a deadline or a client that left). */
   get ended(): boolean {
-    this.checkClient();
-    return this.over;
+    this.#checkClient();
+    return this.#over;
   }
 
   /** Throws the reason when the life ended early, so late work stops. */
   throwIfEnded(): void {
-    if (this.ended) throw this.reason;
+    if (this.ended) throw this.#reason;
   }
 
   /**
@@ -63,27 +68,32 @@ export class RequestLife {
     // One promise settled by whichever comes first, rather than Promise.race, which costs an
     // array, an iterator and two reactions per wait.
     return new Promise<T>((resolve, reject) => {
-      this.giveUp = reject;
+      this.#giveUp = reject;
       work.then(resolve, reject);
     });
   }
 
+  /** The deadline passed: called by `Deadlines`. */
+  expire(): void {
+    this.#end(new PlantApiError('ERR_TIMEOUT'));
+  }
+
   /** Releases the deadline and the client listener once the work is done. */
   dispose(): void {
-    this.deadlines.stop(this.deadline);
-    this.unsubscribe?.();
+    this.#deadlines.stop(this);
+    this.#unsubscribe?.();
   }
 
-  private checkClient(): void {
+  #checkClient(): void {
     // Without a signal nobody subscribed to the client: notice its leaving when asked.
-    if (!this.over && this.client.aborted) this.end(this.client.reason);
+    if (!this.#over && this.#client.aborted) this.#end(this.#client.reason);
   }
 
-  private end(reason: unknown): void {
-    if (this.over) return;
-    this.over = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    this.giveUp?.(reason);
+  #end(reason: unknown): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#giveUp?.(reason);
   }
 }

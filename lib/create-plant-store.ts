@@ -1,8 +1,7 @@
 import { bearerToken } from './_bearer-token.ts';
-import { Deadlines } from './_deadlines.ts';
+import { createDeadlines } from './_deadlines.ts';
 import { isJsonUtf8 } from './_media-type.ts';
 import {
-  type ClientWatch,
   PLAIN_HANDLER,
   type PlainHandler,
   type PlainRequest,
@@ -71,7 +70,7 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
   } = options ?? ({} as CreatePlantStoreOptions);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   const tooLarge = `request body is larger than ${maxBodyBytes} bytes`;
-  const deadlines = new Deadlines(timeoutMs);
+  const deadlines = createDeadlines(timeoutMs);
 
   function report(error: unknown): void {
     try {
@@ -120,7 +119,7 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
       return {
         status: 200,
         headers: JSON_HEADERS,
-        body: plantJson(plant),
+        body: JSON.stringify({ name: plant.name, tag: plant.tag }),
       };
     } catch (error) {
       // A hung verifier or repository cannot hold the client past the deadline: `life.wait`
@@ -171,25 +170,9 @@ function plainRequestOf(request: Request): PlainRequest {
     contentType: headers.get('content-type'),
     contentLength: headers.get('content-length'),
     hasBody: body !== null,
-    readBody: (maxBytes) =>
-      body === null ? Promise.resolve('ERR_BODY_REQUIRED') : readBody(body, maxBytes),
-    client: watchSignal(signal),
-  };
-}
-
-/** The client's presence as the request's signal tells it. */
-function watchSignal(signal: AbortSignal): ClientWatch {
-  return {
-    get aborted() {
-      return signal.aborted;
-    },
-    get reason() {
-      return signal.reason;
-    },
-    onAbort(listener) {
-      signal.addEventListener('abort', listener, { once: true });
-      return () => signal.removeEventListener('abort', listener);
-    },
+    // The core asks for the body only when hasBody is true.
+    readBody: (maxBytes) => readBody(body as ReadableStream<Uint8Array>, maxBytes),
+    client: signal,
   };
 }
 
@@ -210,17 +193,6 @@ class CollaboratorContext {
   get signal(): AbortSignal {
     return this.#life.signal;
   }
-}
-
-/**
- * The success body: exactly `name` and `tag`, `tag` left out when absent. Built around two
- * string serialisations, which costs half of `JSON.stringify` on a fresh object (Node 20).
- */
-function plantJson(plant: Plant): string {
-  const name = JSON.stringify(plant.name);
-  return plant.tag === undefined
-    ? `{"name":${name}}`
-    : `{"name":${name},"tag":${JSON.stringify(plant.tag)}}`;
 }
 
 /** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */

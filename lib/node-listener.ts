@@ -443,11 +443,11 @@ function watchConnection(): ClientWatch & { leave(): void } {
   const watch = {
     aborted: false,
     reason: undefined as unknown,
-    onAbort(onLeave: () => void) {
+    addEventListener(_type: 'abort', onLeave: () => void) {
       listener = onLeave;
-      return () => {
-        listener = undefined;
-      };
+    },
+    removeEventListener() {
+      listener = undefined;
     },
     leave() {
       watch.aborted = true;
