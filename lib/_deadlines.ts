@@ -19,9 +19,9 @@ export interface Deadlines {
  *
  * Every create gets the same timeout, so deadlines fall due in the order they start: a `Set`,
  * which iterates in insertion order, is the queue, and one timer armed for its oldest entry
- * serves them all. Starting and stopping a deadline cost a clock read and a `Set` operation,
- * against a `setTimeout` and a `clearTimeout` per request, which on Node 20 cost more than the
- * rest of a create (see `bench/RESULTS.md`).
+ * serves them all. Starting and stopping a deadline cost a clock read and a `Set` operation.
+ * A `setTimeout` and `clearTimeout` per create cost little while many are in flight, but with
+ * creates one at a time Node makes and drops its timer list for each (see `bench/RESULTS.md`).
  *
  * The timer is cleared whenever the queue empties, so an idle store holds no timer; while a
  * create is in flight the timer keeps the process alive, so even a collaborator that waits on
