@@ -10,13 +10,15 @@ export function isJsonUtf8(contentType: string | null): boolean {
   if (essence.trim().toLowerCase() !== 'application/json') return false;
   for (const parameter of parameters) {
     const equals = parameter.indexOf('=');
-    if (equals === -1) return parameter.trim() === ''; // "application/json;" is fine, "; x" is not
-    if (parameter.slice(0, equals).trim().toLowerCase() !== 'charset') continue;
-    const charset = parameter
-      .slice(equals + 1)
-      .trim()
-      .replace(/^"(.*)"$/, '$1');
-    if (charset.toLowerCase() !== 'utf-8') return false;
+    if (equals === -1) {
+      if (parameter.trim() !== '') return false; // "application/json;" is fine, "; x" is not
+    } else if (parameter.slice(0, equals).trim().toLowerCase() === 'charset') {
+      const charset = parameter
+        .slice(equals + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
+      if (charset.toLowerCase() !== 'utf-8') return false;
+    }
   }
   return true;
 }

@@ -432,6 +432,9 @@ describe('handleCreatePlant: 4. media type', () => {
     'application/json; charset=utf-16',
     'application/json; charset=utf8',
     'application/json; x',
+    // An empty parameter does not end the check: the charset after it still counts.
+    'application/json;;charset=latin1',
+    'application/json; ; charset=iso-8859-1',
     '',
   ];
   for (const contentType of accepted) {

@@ -1,0 +1,263 @@
+import { bearerToken } from './_bearer-token.ts';
+import type { Deadline, Deadlines } from './_deadlines.ts';
+import { isJsonUtf8 } from './_media-type.ts';
+import type { BodySink, PlainRequest, Reply } from './_plain-handler.ts';
+import type { BodyReadFailure } from './_read-body.ts';
+import { readJsonPlant } from './_read-json-plant.ts';
+import { errorReply, JSON_HEADERS, PlantApiError } from './errors.ts';
+import type {
+  CreatePlantOutcome,
+  NewPlant,
+  Plant,
+  PlantRepository,
+  TokenVerdict,
+  TokenVerifier,
+} from './types.ts';
+
+/** What every create of one store shares. */
+export interface CreateSettings {
+  readonly verifier: TokenVerifier;
+  readonly repository: PlantRepository;
+  readonly maxBodyBytes: number;
+  readonly deadlines: Deadlines;
+  /** Hears about a fault; never throws. */
+  readonly report: (error: unknown) => void;
+}
+
+/** A store's create-a-plant on plain values; calls `answer` exactly once. */
+export type CreatePlant = (input: PlainRequest, answer: (reply: Reply) => void) => void;
+
+/**
+ * Makes a store's create-a-plant operation: it runs the contract's checks in order and calls
+ * `answer` exactly once with the reply. Nothing that answers at once is waited for: with a
+ * verifier and a repository that answer synchronously and a body already at hand, `answer` is
+ * called before the operation returns, with no promise made on the way.
+ *
+ * @param settings The store's collaborators and limits.
+ * @returns The operation; `answer` must not throw.
+ */
+export function createPlantOperation(settings: CreateSettings): CreatePlant {
+  const { verifier, repository, maxBodyBytes, deadlines, report } = settings;
+  const tooLarge = `request body is larger than ${maxBodyBytes} bytes`;
+
+  /** A step of a create: the reply to finish with, or `undefined` when it waits for more. */
+  type Step<T> = (this: PlantCreate, value: T) => Reply | undefined;
+
+  /**
+   * One create past the auth header, from the verifier to the reply. It ends when it answers,
+   * or early when the deadline passes or the client goes (then it answers `503`, and the late
+   * result of whatever it waited for is dropped).
+   *
+   * Each step takes a collaborator's answer as it comes: a value goes straight to the next
+   * step, a promise is waited for. What costs is made only when needed: the `AbortSignal`
+   * handed to the collaborators only when one of them reads it (on Node 20 an
+   * `AbortController` with a listener costs more than the plant logic, and most stores never
+   * look at it), and the deadline is an entry in the store's shared `Deadlines`, not a timer of
+   * its own.
+   */
+  class PlantCreate implements Deadline, BodySink {
+    dueAt = 0;
+    older: Deadline | undefined;
+    newer: Deadline | undefined;
+    /** Answered, or ended early. */
+    #over = false;
+    /** Why it ended early; `undefined` while it has not. */
+    #reason: unknown;
+    #principal: unknown;
+    #plant: NewPlant | undefined;
+    #controller: AbortController | undefined;
+    #unsubscribe: (() => void) | undefined;
+    readonly #input: PlainRequest;
+    readonly #answer: (reply: Reply) => void;
+
+    constructor(input: PlainRequest, answer: (reply: Reply) => void) {
+      this.#input = input;
+      this.#answer = answer;
+      deadlines.start(this);
+    }
+
+    /** The signal for collaborators; fires when the create ends early. */
+    get signal(): AbortSignal {
+      if (this.#controller === undefined) {
+        this.#controller = new AbortController();
+        if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+        else if (!this.#over && !this.#clientLeft()) {
+          const client = this.#input.client;
+          const onLeave = () => this.#end(client.reason);
+          client.addEventListener('abort', onLeave, { once: true });
+          this.#unsubscribe = () => client.removeEventListener('abort', onLeave);
+        }
+      }
+      return this.#controller.signal;
+    }
+
+    /** Starts the create with the token from the `Authorization` header. */
+    start(token: string): void {
+      this.#step(this.#verify, token);
+    }
+
+    /** The body is read: part of `BodySink`. */
+    take(bytes: Uint8Array | BodyReadFailure): void {
+      if (!this.#over) this.#step(this.#bodyRead, bytes);
+    }
+
+    /**
+     * A fault: a collaborator threw or rejected, or the body read failed (part of `BodySink`).
+     * It is reported and answered `500`, unless the create is over or the client left.
+     */
+    fail(error: unknown): void {
+      if (!this.#over && !this.#clientLeft()) {
+        report(error);
+        this.#finish(errorReply('ERR_INTERNAL'));
+      }
+    }
+
+    /** The deadline passed: called by `Deadlines`. */
+    expire(): void {
+      this.#end(new PlantApiError('ERR_TIMEOUT'));
+    }
+
+    #verify(token: string): undefined {
+      this.#then(verifier.verify(token, new CollaboratorContext(this, undefined)), this.#verified);
+    }
+
+    #verified(verdict: TokenVerdict | undefined): Reply | undefined {
+      // After each wait, stop if the client left: no late work nobody will see.
+      if (this.#clientLeft()) return;
+      // Fail closed: only an explicit { valid: true } lets a request through.
+      if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
+      this.#principal = verdict.principal;
+      const input = this.#input;
+      // Content-Length is read here once, for both rules, whichever front filled the input.
+      const declared = declaredLength(input.contentLength);
+      if (!input.hasBody || declared === 0) return errorReply('ERR_BODY_REQUIRED');
+      if (!isJsonUtf8(input.contentType)) return errorReply('ERR_UNSUPPORTED_MEDIA_TYPE');
+      if (declared > maxBodyBytes) return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
+      input.readBody(maxBodyBytes, this);
+    }
+
+    #bodyRead(bytes: Uint8Array | BodyReadFailure): Reply | undefined {
+      if (this.#clientLeft()) return;
+      if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, tooLarge);
+      if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
+      const plant = readJsonPlant(bytes);
+      if ('code' in plant) return errorReply(plant.code, plant.message);
+      this.#plant = plant;
+      const context = new CollaboratorContext(this, this.#principal);
+      this.#then(repository.create(plant, context), this.#stored);
+    }
+
+    #stored(outcome: CreatePlantOutcome): Reply {
+      const plant = this.#plant as NewPlant;
+      if (!outcome.created && !samePlant(outcome.existing, plant)) {
+        return errorReply('ERR_ID_CONFLICT');
+      }
+      // The Plant's JSON from its two strings: half the cost of serialising an object.
+      const tag = plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
+      return {
+        status: 200,
+        headers: JSON_HEADERS,
+        body: `{"name":${JSON.stringify(plant.name)}${tag}}`,
+      };
+    }
+
+    /**
+     * Hands a collaborator's answer to `next`: at once when it is a value (no wait, no extra
+     * turn), once it settles when it is a promise. A late answer, after the create ended, is
+     * dropped whatever it is.
+     */
+    #then<T>(answer: T | PromiseLike<T>, next: Step<T>): void {
+      if (!isThenable(answer)) this.#step(next, answer);
+      else {
+        answer.then(
+          (value) => {
+            if (!this.#over) this.#step(next, value);
+          },
+          (error) => this.fail(error),
+        );
+      }
+    }
+
+    /**
+     * Runs a step and finishes with its reply, if it has one. Whatever it throws (a collaborator
+     * that throws, a malformed outcome) is a fault, not a crash.
+     */
+    #step<T>(step: Step<T>, value: T): void {
+      try {
+        const reply = step.call(this, value);
+        if (reply !== undefined) this.#finish(reply);
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+
+    /** Notices a client that left while nobody listened for it: the create ends early. */
+    #clientLeft(): boolean {
+      const client = this.#input.client;
+      if (client.aborted) this.#end(client.reason);
+      return this.#over;
+    }
+
+    /** Ends the create early: the collaborators' signal fires and the client gets `503`. */
+    #end(reason: unknown): void {
+      if (!this.#over) {
+        this.#reason = reason;
+        this.#controller?.abort(reason);
+        this.#finish(errorReply('ERR_TIMEOUT'));
+      }
+    }
+
+    #finish(reply: Reply): void {
+      if (!this.#over) {
+        this.#over = true;
+        deadlines.stop(this);
+        this.#unsubscribe?.();
+        this.#answer(reply);
+      }
+    }
+  }
+
+  return (input, answer) => {
+    if (input.method !== 'POST') answer(errorReply('ERR_METHOD_NOT_ALLOWED'));
+    else {
+      const token = bearerToken(input.authorization);
+      if (token === undefined) answer(errorReply('ERR_MISSING_TOKEN'));
+      else new PlantCreate(input, answer).start(token);
+    }
+  };
+}
+
+/**
+ * What the verifier and the repository receive. `signal` is a getter on the prototype, so the
+ * signal is made only if a collaborator reads it, at the cost of one small object per call.
+ */
+class CollaboratorContext {
+  readonly principal: unknown;
+  readonly #create: { readonly signal: AbortSignal };
+
+  constructor(create: { readonly signal: AbortSignal }, principal: unknown) {
+    this.#create = create;
+    this.principal = principal;
+  }
+
+  get signal(): AbortSignal {
+    return this.#create.signal;
+  }
+}
+
+/** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
+}
+
+/** Same content: the stored plant is what the client sent again (an idempotent replay). */
+function samePlant(stored: Plant, sent: NewPlant): boolean {
+  // A store may hand back an absent tag as null (SQL) or undefined; both mean "no tag".
+  return stored.name === sent.name && (stored.tag ?? undefined) === sent.tag;
+}
+
+/** The declared body length, `-1` when there is no usable `Content-Length`. */
+function declaredLength(contentLength: string | null): number {
+  if (contentLength === null || !/^\d+$/.test(contentLength)) return -1;
+  return Number(contentLength);
+}
