@@ -5,7 +5,8 @@ import type { NewPlant } from './types.ts';
 /** Why a body is not a NewPlant: the error code and the message for the client. */
 export interface PlantBodyProblem {
   readonly code: 'ERR_INVALID_UTF8' | 'ERR_INVALID_JSON' | 'ERR_INVALID_PLANT';
-  readonly message: string;
+  /** The message for the client; the code's default when absent. */
+  readonly message?: string;
 }
 
 // fatal: invalid UTF-8 is an error, never a silent U+FFFD. Stateless between calls.
@@ -24,7 +25,7 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   try {
     text = utf8.decode(bytes);
   } catch {
-    return { code: 'ERR_INVALID_UTF8', message: 'request body is not valid UTF-8' };
+    return { code: 'ERR_INVALID_UTF8' };
   }
   let value: unknown;
   try {
@@ -100,63 +101,42 @@ const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
 const COLON = 0x3a;
-const NUMBER_AT = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** A JSON number literal after optional JSON whitespace (sticky: it must start where asked). */
+const NUMBER_AT = /[\t\n\r ]*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/y;
 
 /**
  * Finds the literal of the last top-level `"id"` member in JSON text that `JSON.parse` has
- * already accepted as an object, so the scan may trust the syntax. Keys are compared by their
- * decoded value, so `"\u0069d"` is `id` too. Iterative: nesting depth never grows the stack.
+ * already accepted as an object, so the scan may trust the syntax. At depth 1 a colon follows a
+ * key: the last string read at that depth. Keys are compared by their decoded value, so
+ * `"\u0069d"` is `id` too. Iterative: nesting depth never grows the stack.
  */
 function lastTopLevelIdLiteral(text: string): string | undefined {
   let depth = 0;
-  let expectingKey = false;
+  let keyStart = 0;
+  let keyEnd = 0;
   let literal: string | undefined;
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     if (char === QUOTE) {
-      const end = endOfString(text, i);
-      if (depth === 1 && expectingKey) {
-        const key = text.slice(i, end + 1);
-        i = text.indexOf(':', end + 1);
-        if (key === '"id"' || (key.includes('\\') && JSON.parse(key) === 'id')) {
-          literal = numberLiteralAfterColon(text, i + 1);
-        }
-        expectingKey = false;
-      } else {
-        i = end;
+      const start = i;
+      // On to the closing quote, stepping over every escaped character.
+      while (text.charCodeAt(++i) !== QUOTE) if (text.charCodeAt(i) === BACKSLASH) i++;
+      if (depth === 1) {
+        keyStart = start;
+        keyEnd = i + 1;
       }
     } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
       depth++;
-      expectingKey = depth === 1;
     } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
       depth--;
-    } else if (char === COMMA) {
-      expectingKey = depth === 1;
-    } else if (char === COLON) {
-      expectingKey = false;
+    } else if (char === COLON && depth === 1) {
+      const key = text.slice(keyStart, keyEnd);
+      if (key === '"id"' || (key.includes('\\') && JSON.parse(key) === 'id')) {
+        NUMBER_AT.lastIndex = i + 1;
+        literal = NUMBER_AT.exec(text)?.[1];
+      }
     }
   }
   return literal;
-}
-
-/** The index of the quote that closes the string opened at `start`. */
-function endOfString(text: string, start: number): number {
-  let end = text.indexOf('"', start + 1);
-  // A quote preceded by an odd number of backslashes is escaped: keep looking.
-  for (;;) {
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
-}
-
-/** The number literal that starts after optional whitespace at `from`, if a number starts there. */
-function numberLiteralAfterColon(text: string, from: number): string | undefined {
-  let start = from;
-  while (text.charCodeAt(start) <= 0x20) start++; // JSON whitespace: space, tab, CR, LF
-  NUMBER_AT.lastIndex = start;
-  return NUMBER_AT.exec(text)?.[0];
 }

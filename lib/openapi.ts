@@ -38,7 +38,6 @@ export const openApiDocument = {
     title: 'OpenAPI Plant Store',
     version: '1.0.0',
     license: { name: 'MIT' },
-    description: 'A plant store with one operation: create a plant.',
   },
   servers: [
     {

@@ -14,7 +14,8 @@ const INT64_RULE = 'must be an integer from -9223372036854775808 to 922337203685
 function plantText() {
   return v.pipe(
     v.string('must be a string'),
-    v.check(isWellFormed, 'must be well-formed Unicode (no lone surrogates)'),
+    // String.prototype.isWellFormed is in every runtime plant-store supports (Node 20+, Deno, Bun).
+    v.check((text) => text.isWellFormed(), 'must be well-formed Unicode (no lone surrogates)'),
     v.check((text) => !text.includes('\0'), 'must not contain U+0000'),
   );
 }
@@ -55,9 +56,4 @@ export const NewPlantSchema = v.object(
 export function describePlantIssue(issue: v.BaseIssue<unknown>): string {
   const field = issue.path?.map((item) => String(item.key)).join('.') ?? 'body';
   return `${field} ${issue.message}`;
-}
-
-// String.prototype.isWellFormed is in every runtime plant-store supports (Node 20+, Deno, Bun).
-function isWellFormed(text: string): boolean {
-  return text.isWellFormed();
 }
