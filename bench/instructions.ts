@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { plainHandlerOf } from '../lib/_plain-handler.ts';
+import { plainHandlerOf, type Reply } from '../lib/_plain-handler.ts';
 import {
   createMemoryRepository,
   createPlantStore,
@@ -46,15 +46,20 @@ async function drive(creates: number): Promise<void> {
   async function worker(): Promise<void> {
     for (let i = next++; i < creates; i = next++) {
       const body = Buffer.from(`{"id":${1_000_000_000_000 + i},"name":"Monstera","tag":"aroid"}`);
-      const reply = await plain.handle({
-        method: 'POST',
-        authorization: `Bearer ${TOKEN}`,
-        contentType: 'application/json',
-        contentLength: String(body.byteLength),
-        hasBody: true,
-        readBody: () => new Promise((resolve) => setImmediate(resolve, body)),
-        client,
-      });
+      const reply = await new Promise<Reply>((answer) =>
+        plain.handle(
+          {
+            method: 'POST',
+            authorization: `Bearer ${TOKEN}`,
+            contentType: 'application/json',
+            contentLength: String(body.byteLength),
+            hasBody: true,
+            readBody: (_maxBytes, sink) => setImmediate(() => sink.take(body)),
+            client,
+          },
+          answer,
+        ),
+      );
       if (reply.status !== 200) throw new Error(`create ${i} answered ${reply.status}`);
     }
   }

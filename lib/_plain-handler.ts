@@ -35,10 +35,21 @@ export interface PlainRequest {
   readonly contentLength: string | null;
   /** False when the request has no body at all; a `Content-Length` of zero is the core's to judge. */
   readonly hasBody: boolean;
-  /** Reads the whole body, stopping past `maxBytes`. */
-  readonly readBody: (maxBytes: number) => Promise<Uint8Array | BodyReadFailure>;
+  /**
+   * Reads the whole body, stopping past `maxBytes`, and hands it to `sink` (at once when it is
+   * already at hand). Called at most once, and only when `hasBody` is true.
+   */
+  readonly readBody: (maxBytes: number, sink: BodySink) => void;
   /** The client's presence. */
   readonly client: ClientWatch;
+}
+
+/** Where a body read ends: the front calls one of these, once. */
+export interface BodySink {
+  /** The whole body, or why there is none to parse. */
+  take(bytes: Uint8Array | BodyReadFailure): void;
+  /** The read failed: the stream errored, or the client went away. */
+  fail(error: unknown): void;
 }
 
 /** A response as plain values: what `PlainHandler.handle` answers and the fronts send. */
@@ -53,10 +64,14 @@ export interface Reply {
 
 /** A handler that answers some paths on plain values. */
 export interface PlainHandler {
-  /** Whether `path` (no query string) is answered by `handle`. */
-  handles(path: string): boolean;
-  /** The answer to one request, as plain values. Never rejects. */
-  handle(request: PlainRequest): Promise<Reply>;
+  /** The one path (no query string) `handle` answers; every path when `undefined`. */
+  readonly path: string | undefined;
+  /**
+   * Answers one request, as plain values: calls `answer` exactly once, before it returns when
+   * the collaborators answer synchronously and the body is at hand. Never throws once it has
+   * read the request; `answer` must not throw.
+   */
+  handle(request: PlainRequest, answer: (reply: Reply) => void): void;
 }
 
 /** The plain handler a fetch handler carries, if it is a plant store's. */

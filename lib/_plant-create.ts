@@ -61,8 +61,6 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     newer: Deadline | undefined;
     /** Answered, or ended early. */
     #over = false;
-    /** Why it ended early; `undefined` while it has not. */
-    #reason: unknown;
     #principal: unknown;
     #plant: NewPlant | undefined;
     #controller: AbortController | undefined;
@@ -70,18 +68,19 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     readonly #input: PlainRequest;
     readonly #answer: (reply: Reply) => void;
 
-    constructor(input: PlainRequest, answer: (reply: Reply) => void) {
+    constructor(input: PlainRequest, token: string, answer: (reply: Reply) => void) {
       this.#input = input;
       this.#answer = answer;
       deadlines.start(this);
+      this.#step(this.#verify, token);
     }
 
     /** The signal for collaborators; fires when the create ends early. */
     get signal(): AbortSignal {
       if (this.#controller === undefined) {
         this.#controller = new AbortController();
-        if (this.#reason !== undefined) this.#controller.abort(this.#reason);
-        else if (!this.#over && !this.#clientLeft()) {
+        // A create that ended early made its controller then (aborted), so this one is live.
+        if (!this.#clientLeft()) {
           const client = this.#input.client;
           const onLeave = () => this.#end(client.reason);
           client.addEventListener('abort', onLeave, { once: true });
@@ -91,14 +90,9 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
       return this.#controller.signal;
     }
 
-    /** Starts the create with the token from the `Authorization` header. */
-    start(token: string): void {
-      this.#step(this.#verify, token);
-    }
-
     /** The body is read: part of `BodySink`. */
     take(bytes: Uint8Array | BodyReadFailure): void {
-      if (!this.#over) this.#step(this.#bodyRead, bytes);
+      this.#step(this.#bodyRead, bytes);
     }
 
     /**
@@ -106,7 +100,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
      * It is reported and answered `500`, unless the create is over or the client left.
      */
     fail(error: unknown): void {
-      if (!this.#over && !this.#clientLeft()) {
+      if (!this.#clientLeft()) {
         report(error);
         this.#finish(errorReply('ERR_INTERNAL'));
       }
@@ -118,12 +112,10 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     }
 
     #verify(token: string): undefined {
-      this.#then(verifier.verify(token, new CollaboratorContext(this, undefined)), this.#verified);
+      this.#step(this.#verified, verifier.verify(token, new CollaboratorContext(this)));
     }
 
     #verified(verdict: TokenVerdict | undefined): Reply | undefined {
-      // After each wait, stop if the client left: no late work nobody will see.
-      if (this.#clientLeft()) return;
       // Fail closed: only an explicit { valid: true } lets a request through.
       if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
       this.#principal = verdict.principal;
@@ -137,14 +129,15 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     }
 
     #bodyRead(bytes: Uint8Array | BodyReadFailure): Reply | undefined {
-      if (this.#clientLeft()) return;
       if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, tooLarge);
       if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
       const plant = readJsonPlant(bytes);
       if ('code' in plant) return errorReply(plant.code, plant.message);
       this.#plant = plant;
-      const context = new CollaboratorContext(this, this.#principal);
-      this.#then(repository.create(plant, context), this.#stored);
+      this.#step(
+        this.#stored,
+        repository.create(plant, new CollaboratorContext(this, this.#principal)),
+      );
     }
 
     #stored(outcome: CreatePlantOutcome): Reply {
@@ -152,37 +145,29 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
       if (!outcome.created && !samePlant(outcome.existing, plant)) {
         return errorReply('ERR_ID_CONFLICT');
       }
-      // The Plant's JSON from its two strings: half the cost of serialising an object.
-      const tag = plant.tag === undefined ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
       return {
         status: 200,
         headers: JSON_HEADERS,
-        body: `{"name":${JSON.stringify(plant.name)}${tag}}`,
+        body: JSON.stringify({ name: plant.name, tag: plant.tag }),
       };
     }
 
     /**
-     * Hands a collaborator's answer to `next`: at once when it is a value (no wait, no extra
-     * turn), once it settles when it is a promise. A late answer, after the create ended, is
-     * dropped whatever it is.
+     * Runs a step on what it waited for: at once when that is a value (no wait, no extra turn),
+     * once it settles when it is a promise. Nothing runs once the create is over or the client
+     * left (no late work nobody will see), and the late answer is dropped, whatever it is. A
+     * step that throws (a collaborator that throws, a malformed outcome) is a fault, not a
+     * crash; a step's reply finishes the create.
      */
-    #then<T>(answer: T | PromiseLike<T>, next: Step<T>): void {
-      if (!isThenable(answer)) this.#step(next, answer);
-      else {
-        answer.then(
-          (value) => {
-            if (!this.#over) this.#step(next, value);
-          },
+    #step<T>(step: Step<T>, value: T | PromiseLike<T>): void {
+      if (this.#clientLeft()) return;
+      if (isThenable(value)) {
+        value.then(
+          (settled) => this.#step(step, settled),
           (error) => this.fail(error),
         );
+        return;
       }
-    }
-
-    /**
-     * Runs a step and finishes with its reply, if it has one. Whatever it throws (a collaborator
-     * that throws, a malformed outcome) is a fault, not a crash.
-     */
-    #step<T>(step: Step<T>, value: T): void {
       try {
         const reply = step.call(this, value);
         if (reply !== undefined) this.#finish(reply);
@@ -191,7 +176,10 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
       }
     }
 
-    /** Notices a client that left while nobody listened for it: the create ends early. */
+    /**
+     * Whether the create is over, noticing first a client that left while nobody listened for
+     * it (the create then ends early).
+     */
     #clientLeft(): boolean {
       const client = this.#input.client;
       if (client.aborted) this.#end(client.reason);
@@ -201,8 +189,9 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     /** Ends the create early: the collaborators' signal fires and the client gets `503`. */
     #end(reason: unknown): void {
       if (!this.#over) {
-        this.#reason = reason;
-        this.#controller?.abort(reason);
+        // Made here if no collaborator asked yet, so that a late reader finds it aborted.
+        this.#controller ??= new AbortController();
+        this.#controller.abort(reason);
         this.#finish(errorReply('ERR_TIMEOUT'));
       }
     }
@@ -222,7 +211,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     else {
       const token = bearerToken(input.authorization);
       if (token === undefined) answer(errorReply('ERR_MISSING_TOKEN'));
-      else new PlantCreate(input, answer).start(token);
+      else new PlantCreate(input, token, answer);
     }
   };
 }
@@ -235,7 +224,7 @@ class CollaboratorContext {
   readonly principal: unknown;
   readonly #create: { readonly signal: AbortSignal };
 
-  constructor(create: { readonly signal: AbortSignal }, principal: unknown) {
+  constructor(create: { readonly signal: AbortSignal }, principal?: unknown) {
     this.#create = create;
     this.principal = principal;
   }

@@ -112,7 +112,11 @@ export function errorReply(code: PlantApiErrorCode, message?: string): ErrorRepl
  * ```
  */
 export function errorResponse(code: PlantApiErrorCode, message?: string): Response {
-  const reply = errorReply(code, message);
+  return replyResponse(errorReply(code, message));
+}
+
+/** A reply as a web-standard `Response`. */
+export function replyResponse(reply: Reply): Response {
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
 

@@ -20,12 +20,11 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
+  type BodySink,
   type ClientWatch,
   type PlainHandler,
   plainHandlerOf,
-  type Reply,
 } from './_plain-handler.ts';
-import type { BodyReadFailure } from './_read-body.ts';
 import { type ErrorReply, errorReply } from './errors.ts';
 
 /**
@@ -199,22 +198,22 @@ export function toNodeListener(
     maxDrainBytes: count(options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES, 'maxDrainBytes'),
     drainTimeout: count(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
   };
-  const lastResort = (res: ServerResponse) => (error: unknown) => {
-    report(config.onError, error);
-    res.destroy();
-  };
   // A plant store's own routes are answered on plain values: no Request, no Response.
   const plain = plainHandlerOf(handler);
   return (req, res) => {
     if (plain !== undefined) {
       const path = pathOf(req.url);
-      if (path !== undefined && plain.handles(path)) {
-        answerPlain(plain, req, res, config).catch(lastResort(res));
+      if (path !== undefined && (plain.path === undefined || plain.path === path)) {
+        try {
+          answerPlain(plain, req, res, config);
+        } catch (error) {
+          lastResort(config, res, error);
+        }
         return;
       }
     }
     // `respond` catches what it can; this catch is the last guard against an unhandled rejection.
-    respond(handler, req, res, config).catch(lastResort(res));
+    respond(handler, req, res, config).catch((error) => lastResort(config, res, error));
   };
 }
 
@@ -371,12 +370,12 @@ function pathOf(target: string | undefined): string | undefined {
  * Answers a request a plant store handles on plain values: the same checks and replies as the
  * generic path (Host, then the store's contract), minus the `Request` and `Response` objects.
  */
-async function answerPlain(
+function answerPlain(
   plain: PlainHandler,
   req: IncomingMessage,
   res: ServerResponse,
   config: ListenerConfig,
-): Promise<void> {
+): void {
   const raw = req.rawHeaders;
   let host: string | undefined;
   let hosts = 0;
@@ -416,99 +415,112 @@ async function answerPlain(
     return;
   }
 
-  const client = watchConnection();
-  res.once('close', () => {
-    if (!res.writableFinished) client.leave();
-    else if (!req.complete) drainRequest(req, { onData: undefined }, config);
-  });
-  const reply: Reply = await plain.handle({
-    method: req.method ?? 'GET',
-    authorization,
-    contentType,
-    contentLength,
-    hasBody: chunked || contentLength !== null,
-    readBody: (maxBytes) => readRequestBody(req, maxBytes),
-    client,
-  });
-  if (!res.destroyed) sendReply(res, reply);
+  plain.handle(
+    {
+      method: req.method ?? 'GET',
+      authorization,
+      contentType,
+      contentLength,
+      hasBody: chunked || contentLength !== null,
+      readBody: (maxBytes, sink) => readRequestBody(req, maxBytes, sink),
+      client: new ConnectionWatch(res),
+    },
+    (reply) => {
+      try {
+        if (!res.destroyed) sendReply(res, reply);
+        // A body the store did not read (a 401, say) is drained, so the connection serves on.
+        if (!req.complete) drainRequest(req, { onData: undefined }, config);
+      } catch (error) {
+        lastResort(config, res, error);
+      }
+    },
+  );
+}
+
+/** What is left when answering failed in a way nothing else caught: report, cut the connection. */
+function lastResort(config: ListenerConfig, res: ServerResponse, error: unknown): void {
+  report(config.onError, error);
+  res.destroy();
 }
 
 function joined(previous: string | null, value: string): string {
   return previous === null ? value : `${previous}, ${value}`;
 }
 
-/** A `ClientWatch` fed by the response's `close` event: one listener, no `AbortController`. */
-function watchConnection(): ClientWatch & { leave(): void } {
-  let listener: (() => void) | undefined;
-  const watch = {
-    aborted: false,
-    reason: undefined as unknown,
-    addEventListener(_type: 'abort', onLeave: () => void) {
-      listener = onLeave;
-    },
-    removeEventListener() {
-      listener = undefined;
-    },
-    leave() {
-      watch.aborted = true;
-      watch.reason = new DOMException('the client went away', 'AbortError');
-      listener?.();
-    },
-  };
-  return watch;
+/**
+ * A `ClientWatch` on a response: the client is gone once the connection closed before the
+ * response was sent. The response's `close` event is listened to only while someone (a
+ * collaborator that read its signal) asks to hear about it.
+ */
+class ConnectionWatch implements ClientWatch {
+  #reason: unknown;
+  readonly #res: ServerResponse;
+
+  constructor(res: ServerResponse) {
+    this.#res = res;
+  }
+
+  get aborted(): boolean {
+    return this.#res.destroyed;
+  }
+
+  get reason(): unknown {
+    this.#reason ??= new DOMException('the client went away', 'AbortError');
+    return this.#reason;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.#res.once('close', listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.#res.off('close', listener);
+  }
 }
 
 /**
- * Reads a request body whole, counting bytes and stopping (pausing the socket) past `maxBytes`;
- * the rest is drained, capped, after the response.
+ * Reads a request body whole into `sink`, counting bytes and stopping (pausing the socket) past
+ * `maxBytes`; the rest is drained, capped, after the response. The body is handed over inside
+ * the `end` event, so a store whose collaborators answer synchronously answers right there.
  */
-function readRequestBody(
-  req: IncomingMessage,
-  maxBytes: number,
-): Promise<Uint8Array | BodyReadFailure> {
+function readRequestBody(req: IncomingMessage, maxBytes: number, sink: BodySink): void {
   // A host's body parser may have consumed the body already; a gone client sends no more events.
-  if (req.readableEnded) return Promise.resolve('ERR_BODY_REQUIRED');
-  if (req.destroyed) {
-    return Promise.reject(new DOMException('the client went away', 'AbortError'));
+  if (req.readableEnded) {
+    sink.take('ERR_BODY_REQUIRED');
+    return;
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.byteLength;
-      if (size > maxBytes) {
-        stop();
-        req.pause();
-        resolve('ERR_BODY_TOO_LARGE');
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      stop();
-      if (size === 0) resolve('ERR_BODY_REQUIRED');
-      // Most bodies arrive as one chunk: hand it over without a copy.
-      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error): void => {
-      stop();
-      reject(error);
-    };
-    const onClose = (): void => {
-      if (req.complete) return;
-      stop();
-      reject(new DOMException('the client went away', 'AbortError'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
+  if (req.destroyed) {
+    sink.fail(new DOMException('the client went away', 'AbortError'));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Set once the sink has its answer; later events are ignored rather than unsubscribed from,
+  // which costs less, and the request is done with soon after anyway.
+  let settled = false;
+  req.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      settled = true;
+      req.pause();
+      sink.take('ERR_BODY_TOO_LARGE');
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (settled) return;
+    settled = true;
+    if (size === 0) sink.take('ERR_BODY_REQUIRED');
+    // Most bodies arrive as one chunk: hand it over without a copy.
+    else sink.take(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+  });
+  // With an 'error' listener node reports a lost client as an error too; 'close' covers both.
+  req.on('close', () => {
+    if (settled || req.complete) return;
+    settled = true;
+    sink.fail(new DOMException('the client went away', 'AbortError'));
   });
 }
 

@@ -142,6 +142,7 @@ const requests: Record<string, (id: number) => Sent> = {
 describe('toNodeListener on a plant store', () => {
   const servers: Server[] = [];
   let fastPort = 0;
+  let waitingPort = 0;
   let genericPort = 0;
   let fastStore: PlantStore;
 
@@ -158,6 +159,14 @@ describe('toNodeListener on a plant store', () => {
     fastStore = createPlantStore({ ...options, repository: createMemoryRepository() });
     const genericStore = createPlantStore({ ...options, repository: createMemoryRepository() });
     fastPort = await listen(fastStore.fetch);
+    // The fast path again, with collaborators that answer with promises: its waiting side.
+    const verifier = createStaticTokenVerifier([TOKEN]);
+    const repository = createMemoryRepository();
+    const waitingStore = createPlantStore({
+      verifier: { verify: async (token, context) => verifier.verify(token, context) },
+      repository: { create: async (plant, context) => repository.create(plant, context) },
+    });
+    waitingPort = await listen(waitingStore.fetch);
     // A wrapped handler carries no plain path: it takes the generic Request/Response path.
     genericPort = await listen((request) => genericStore.fetch(request));
   });
@@ -170,10 +179,12 @@ describe('toNodeListener on a plant store', () => {
   it('answers every request exactly as the generic Request/Response path does', async () => {
     let id = 1000;
     for (const [name, make] of Object.entries(requests)) {
-      for (let round = 0; round < 2; round++) {
-        id++;
+      for (let round = 0; round < 4; round++) {
+        // Even rounds: collaborators that answer at once; odd rounds: with promises.
+        const port = round % 2 === 0 ? fastPort : waitingPort;
+        if (round % 2 === 0) id++;
         const [fast, generic] = await Promise.all([
-          send(fastPort, make(id)),
+          send(port, make(id)),
           send(genericPort, make(id)),
         ]);
         const context = `${name} (round ${round})`;
