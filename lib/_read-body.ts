@@ -7,7 +7,7 @@ export type BodyReadFailure = 'ERR_BODY_TOO_LARGE' | 'ERR_BODY_REQUIRED';
  * Reads a body stream whole into `sink`, counting bytes as they arrive and stopping (and
  * cancelling the stream) as soon as they exceed `maxBytes`, so memory stays bounded by the
  * limit. The sink gets the bytes, or why there are none (more than `maxBytes`, or an empty
- * body), or the stream's error.
+ * body), or the error; the returned promise never rejects.
  */
 export async function readBody(
   body: ReadableStream<Uint8Array>,
@@ -28,11 +28,14 @@ export async function readBody(
       }
       chunks.push(value);
     }
+    if (size === 0) return sink.take('ERR_BODY_REQUIRED');
+    // Most bodies arrive as one chunk: hand it over without a copy.
+    sink.take(
+      chunks.length === 1
+        ? (chunks[0] as Uint8Array)
+        : new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()),
+    );
   } catch (error) {
-    return sink.fail(error);
+    sink.fail(error);
   }
-  if (size === 0) sink.take('ERR_BODY_REQUIRED');
-  // Most bodies arrive as one chunk: hand it over without a copy.
-  else if (chunks.length === 1) sink.take(chunks[0] as Uint8Array);
-  else sink.take(new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()));
 }

@@ -143,6 +143,7 @@ function it(name: string, run: ConformanceCase['run'], directOnly?: string): voi
 
 // Reasons a case holds only for an in-process call.
 const WATCHES_STREAM = 'watches how much of the request body stream the handler pulls';
+const FAILS_STREAM = 'fails the request body stream midway, which over HTTP fails the client';
 const SETS_LENGTH = 'sets Content-Length by hand, which an HTTP client computes itself';
 const USES_SIGNAL = "aborts the request's own signal, which only the server side can";
 
@@ -559,23 +560,27 @@ describe('handleCreatePlant: 5. size', () => {
     assert.deepEqual(storedBy(repository), { id: 3n, name: 'a€b', tag: 'tag' });
   });
 
-  it('answers 500 and reports the error when the body stream fails midway', async (t) => {
-    const { store, repository, onError } = t.testStore();
-    let sent = false;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent) controller.error(new Error('disk gone'));
-        else controller.enqueue(encoder.encode('{"id":1,'));
-        sent = true;
-      },
-    });
-    const response = await t.send(store.handleCreatePlant, plantRequest(stream));
-    assert.equal(response.status, 500);
-    assert.deepEqual(response.body, { error: 500, message: 'internal error' });
-    assert.equal(onError.calls.length, 1);
-    assert.match(String(onError.calls[0]?.[0]), /disk gone/);
-    assert.equal(repository.create.calls.length, 0);
-  });
+  it(
+    'answers 500 and reports the error when the body stream fails midway',
+    async (t) => {
+      const { store, repository, onError } = t.testStore();
+      let sent = false;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent) controller.error(new Error('disk gone'));
+          else controller.enqueue(encoder.encode('{"id":1,'));
+          sent = true;
+        },
+      });
+      const response = await t.send(store.handleCreatePlant, plantRequest(stream));
+      assert.equal(response.status, 500);
+      assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+      assert.equal(onError.calls.length, 1);
+      assert.match(String(onError.calls[0]?.[0]), /disk gone/);
+      assert.equal(repository.create.calls.length, 0);
+    },
+    FAILS_STREAM,
+  );
 
   it('counts bytes, not characters', async (t) => {
     const { store } = t.testStore({ maxBodyBytes: 40 });
