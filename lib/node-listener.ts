@@ -443,6 +443,11 @@ function lastResort(config: ListenerConfig, res: ServerResponse, error: unknown)
   res.destroy();
 }
 
+/** The error a read fails with, and the reason a watch gives, once the client went away. */
+function clientGone(): DOMException {
+  return new DOMException('the client went away', 'AbortError');
+}
+
 function joined(previous: string | null, value: string): string {
   return previous === null ? value : `${previous}, ${value}`;
 }
@@ -465,7 +470,7 @@ class ConnectionWatch implements ClientWatch {
   }
 
   get reason(): unknown {
-    this.#reason ??= new DOMException('the client went away', 'AbortError');
+    this.#reason ??= clientGone();
     return this.#reason;
   }
 
@@ -490,7 +495,7 @@ function readRequestBody(req: IncomingMessage, maxBytes: number, sink: BodySink)
     return;
   }
   if (req.destroyed) {
-    sink.fail(new DOMException('the client went away', 'AbortError'));
+    sink.fail(clientGone());
     return;
   }
   const chunks: Buffer[] = [];
@@ -520,7 +525,7 @@ function readRequestBody(req: IncomingMessage, maxBytes: number, sink: BodySink)
   req.on('close', () => {
     if (settled || req.complete) return;
     settled = true;
-    sink.fail(new DOMException('the client went away', 'AbortError'));
+    sink.fail(clientGone());
   });
 }
 
@@ -606,7 +611,7 @@ function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStream<Uin
         if (req.destroyed) {
           // The client left before the handler started reading: no event will come any more.
           settled = true;
-          controller.error(new DOMException('the client went away', 'AbortError'));
+          controller.error(clientGone());
           return;
         }
         const finish = (error?: unknown): void => {
@@ -625,7 +630,7 @@ function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStream<Uin
         req.once('end', () => finish());
         req.once('error', (error) => finish(error));
         req.once('close', () => {
-          if (!req.complete) finish(new DOMException('the client went away', 'AbortError'));
+          if (!req.complete) finish(clientGone());
         });
       },
       cancel() {
