@@ -146,6 +146,24 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
 const HOST_PATTERN = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::[0-9]{0,5})?$/;
 const ABSOLUTE_FORM = /^https?:\/\//i;
 
+/**
+ * The response each socket of a `serve` server still owes: set when a request arrives, removed
+ * once the whole response is in the socket's write queue. A parser error on a pipelined request
+ * then never writes a raw reply into the middle of, or ahead of, another response. Removing the
+ * entry promptly matters for speed too: a response kept here until the next request on its
+ * socket survives a young-generation GC with everything it references.
+ */
+const unanswered = new WeakMap<object, ServerResponse>();
+
+/**
+ * Forgets `res` as owed once its every byte was handed to the socket (`end` called on an
+ * assigned socket). A pipelined response still waiting for its turn has no socket yet and stays.
+ */
+function handedOver(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket !== null && unanswered.get(socket) === res) unanswered.delete(socket);
+}
+
 interface ListenerConfig {
   readonly onError: (error: unknown) => void;
   readonly maxDrainBytes: number;
@@ -213,7 +231,10 @@ export function toNodeListener(
       }
     }
     // `respond` catches what it can; this catch is the last guard against an unhandled rejection.
-    respond(handler, req, res, config).catch((error) => lastResort(config, res, error));
+    respond(handler, req, res, config).then(
+      () => handedOver(res),
+      (error) => lastResort(config, res, error),
+    );
   };
 }
 
@@ -261,13 +282,10 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   const listener = toNodeListener(options.fetch, options);
   const onError = options.onError ?? defaultOnError;
 
-  // The response in flight on each socket, so that a parser error on a pipelined request never
-  // writes a raw reply into the middle of another response.
-  const inFlight = new WeakMap<object, ServerResponse>();
   let closing = false;
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    inFlight.set(req.socket, res);
+    unanswered.set(req.socket, res);
     // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
     // drops repeated Set-Cookie values from the flat header list.
     if (closing) res.shouldKeepAlive = false;
@@ -289,7 +307,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   server.on('checkExpectation', onRequest);
   server.keepAliveTimeout = keepAliveTimeout;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    rejectClient(error, socket, inFlight.get(socket));
+    rejectClient(error, socket, unanswered.get(socket));
   });
 
   let closed: Promise<void> | undefined;
@@ -427,7 +445,10 @@ function answerPlain(
     },
     (reply) => {
       try {
-        if (!res.destroyed) sendReply(res, reply);
+        if (!res.destroyed) {
+          sendReply(res, reply);
+          handedOver(res);
+        }
         // A body the store did not read (a 401, say) is drained, so the connection serves on.
         if (!req.complete) drainRequest(req, { onData: undefined }, config);
       } catch (error) {

@@ -568,6 +568,31 @@ describe('serve', () => {
     }
   });
 
+  it('answers a malformed request with the Error body after a create on the same connection', async () => {
+    const { store, repository } = testStore();
+    const handle = await serve({ fetch: store.fetch, port: 0 });
+    try {
+      const client = await rawClient(handle.port);
+      const body = '{"id":41,"name":"Fern"}';
+      client.socket.write(
+        `POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      const created = parseRawResponse(await client.waitFor(/"Fern"\}$/, 'the create'));
+      assert.equal(created.status, 200);
+      const firstLength = client.text().length;
+      client.socket.write('GARBAGE\r\n\r\n');
+      await withDeadline(client.closed, 'the connection to close');
+      const rejected = parseRawResponse(client.text().slice(firstLength));
+      assert.equal(rejected.status, 400);
+      assert.equal(rejected.headers.get('connection'), 'close');
+      assert.deepEqual(JSON.parse(rejected.body), { error: 400, message: 'malformed request' });
+      assert.equal(repository.create.mock.callCount(), 1);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('cuts a pipelined malformed request without a raw reply while a response is in flight', async () => {
     const release = gate();
     const handle = await serve({
