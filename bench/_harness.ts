@@ -35,12 +35,21 @@ export const WRK_CORE = '1';
 
 /** Bundles every server (our code only; packages stay external) into `bench/.build`. */
 export async function buildServers(names: readonly ServerName[]): Promise<void> {
+  for (const name of names) {
+    await bundleServer(join(BENCH_DIR, 'servers', `${name}.ts`), join(BUILD_DIR, `${name}.mjs`));
+  }
+}
+
+/**
+ * Bundles one server entry into `outfile` as users run the library (no tsx, no kept names);
+ * packages stay external and resolve from this checkout's `node_modules`.
+ */
+export async function bundleServer(entry: string, outfile: string): Promise<void> {
   const { build } = await import('esbuild');
-  mkdirSync(BUILD_DIR, { recursive: true });
+  mkdirSync(dirname(outfile), { recursive: true });
   await build({
-    entryPoints: names.map((name) => join(BENCH_DIR, 'servers', `${name}.ts`)),
-    outdir: BUILD_DIR,
-    outExtension: { '.js': '.mjs' },
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     packages: 'external',
     platform: 'node',
@@ -52,7 +61,7 @@ export async function buildServers(names: readonly ServerName[]): Promise<void> 
 
 /** A running benchmark server. */
 export interface RunningServer {
-  readonly name: ServerName;
+  readonly name: string;
   readonly child: ChildProcess;
   readonly pid: number;
   readonly url: string;
@@ -88,7 +97,12 @@ export function startServer(
     mode === 'build'
       ? [join(BUILD_DIR, `${name}.mjs`)]
       : ['--import', 'tsx', join(BENCH_DIR, 'servers', `${name}.ts`)];
-  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...nodeFlags, ...entry], {
+  return startProcess(name, [...nodeFlags, ...entry]);
+}
+
+/** Starts `node <args>` as a benchmark server named `name`; see `startServer`. */
+export function startProcess(name: string, args: readonly string[]): Promise<RunningServer> {
+  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], {
     cwd: ROOT_DIR,
     env: { ...process.env, PORT: '0', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -143,6 +157,18 @@ export function stopServer(server: RunningServer, graceMs = 5000): Promise<void>
     child.kill('SIGTERM');
   });
 }
+
+/** The CPU time (user + system) the process has used so far, in milliseconds. */
+export function cpuMillis(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+  return ticks * (1000 / CLOCK_TICKS_PER_SECOND);
+}
+
+/** `getconf CLK_TCK`: 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** The server's peak resident set size in KiB (`VmHWM`), read while it still runs. */
 export function peakRssKiB(pid: number): number | undefined {
