@@ -5,9 +5,10 @@
  * per round, the servers run in a rotated order, each as a fresh process pinned to core 0:
  * a wrk warm-up, then the measured wrk run (pinned to core 1, 50 keep-alive connections, a
  * unique id per request), then its peak RSS. The table gives medians with min-max over the
- * rounds and the ratio to bare `node:http` from the same run.
+ * rounds and the ratio to bare `node:http` from the same run. Five rounds by default: on this
+ * shared machine a three-round median still moved by several percent from one run to the next.
  *
- * Flags: --duration <s> (10) --warmup <s> (3) --rounds <n> (3) --connections <n> (50)
+ * Flags: --duration <s> (10) --warmup <s> (3) --rounds <n> (5) --connections <n> (50)
  *        --threads <n> (1) --servers a,b,... (all) --loader build|tsx (build) --raw
  * Quick run: `npm run bench -- --duration 2 --warmup 1 --rounds 1`
  */
@@ -32,7 +33,7 @@ const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     threads: { type: 'string', default: '1' },
     servers: { type: 'string', default: SERVERS.join(',') },
