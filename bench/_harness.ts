@@ -158,6 +158,15 @@ export function stopServer(server: RunningServer, graceMs = 5000): Promise<void>
   });
 }
 
+/** The median of some numbers (the mean of the middle two for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
 /** The CPU time (user + system) the process has used so far, in milliseconds. */
 export function cpuMillis(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

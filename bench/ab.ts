@@ -27,6 +27,7 @@ import {
   checkServer,
   cpuMillis,
   killAll,
+  median,
   ROOT_DIR,
   type RunningServer,
   runWrk,
@@ -127,14 +128,6 @@ async function check(contender: Contender): Promise<void> {
   } finally {
     await stopServer(server);
   }
-}
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 async function main(): Promise<void> {

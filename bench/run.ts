@@ -19,6 +19,7 @@ import {
   checkServer,
   killAll,
   type LoaderMode,
+  median,
   peakRssKiB,
   type RunningServer,
   runWrk,
@@ -91,14 +92,6 @@ async function measure(name: ServerName, round: number): Promise<Sample> {
   } finally {
     if (server) await stopServer(server);
   }
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 function spread(xs: readonly number[], digits: number): string {
