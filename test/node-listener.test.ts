@@ -568,6 +568,36 @@ describe('serve', () => {
     }
   });
 
+  it('cuts a pipelined malformed request without a raw reply while a create waits for its verifier', async () => {
+    const release = gate();
+    const { store, repository } = testStore({
+      verifier: {
+        async verify() {
+          await release.promise;
+          return { valid: true };
+        },
+      },
+    });
+    const handle = await serve({ fetch: store.fetch, port: 0 });
+    try {
+      const client = await rawClient(handle.port);
+      const body = '{"id":42,"name":"Fern"}';
+      client.socket.write(
+        `POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+          'GARBAGE\r\n\r\n',
+      );
+      await withDeadline(client.closed, 'the connection to be cut');
+      assert.equal(client.text(), '');
+      release.open();
+      await delay(20);
+      assert.equal(repository.create.mock.callCount(), 0);
+    } finally {
+      release.open();
+      await handle.close();
+    }
+  });
+
   it('answers a malformed request with the Error body after a create on the same connection', async () => {
     const { store, repository } = testStore();
     const handle = await serve({ fetch: store.fetch, port: 0 });
