@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { serve, toNodeListener } from '../lib/node-listener.ts';
 import { TOKEN, testStore } from './_fakes.ts';
+import { checkRaw, rawPlantRequest } from './_fault-helpers.ts';
 import {
   DEADLINE_MS,
   delay,
@@ -581,11 +582,8 @@ describe('serve', () => {
     const handle = await serve({ fetch: store.fetch, port: 0 });
     try {
       const client = await rawClient(handle.port);
-      const body = '{"id":42,"name":"Fern"}';
       client.socket.write(
-        `POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TOKEN}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
-          'GARBAGE\r\n\r\n',
+        `${rawPlantRequest('{"id":42,"name":"Fern"}', TOKEN, { close: false })}GARBAGE\r\n\r\n`,
       );
       await withDeadline(client.closed, 'the connection to be cut');
       assert.equal(client.text(), '');
@@ -603,20 +601,18 @@ describe('serve', () => {
     const handle = await serve({ fetch: store.fetch, port: 0 });
     try {
       const client = await rawClient(handle.port);
-      const body = '{"id":41,"name":"Fern"}';
-      client.socket.write(
-        `POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TOKEN}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
-      );
-      const created = parseRawResponse(await client.waitFor(/"Fern"\}$/, 'the create'));
-      assert.equal(created.status, 200);
+      client.socket.write(rawPlantRequest('{"id":41,"name":"Fern"}', TOKEN, { close: false }));
+      const created = await checkRaw(await client.waitFor(/"Fern"\}$/, 'the create'));
+      assert.deepEqual(created, { status: 200, body: { name: 'Fern' } });
       const firstLength = client.text().length;
       client.socket.write('GARBAGE\r\n\r\n');
       await withDeadline(client.closed, 'the connection to close');
-      const rejected = parseRawResponse(client.text().slice(firstLength));
-      assert.equal(rejected.status, 400);
-      assert.equal(rejected.headers.get('connection'), 'close');
-      assert.deepEqual(JSON.parse(rejected.body), { error: 400, message: 'malformed request' });
+      const rejectedText = client.text().slice(firstLength);
+      assert.equal(parseRawResponse(rejectedText).headers.get('connection'), 'close');
+      assert.deepEqual(await checkRaw(rejectedText), {
+        status: 400,
+        body: { error: 400, message: 'malformed request' },
+      });
       assert.equal(repository.create.mock.callCount(), 1);
     } finally {
       await handle.close();
