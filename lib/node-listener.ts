@@ -147,21 +147,28 @@ const HOST_PATTERN = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::[0-
 const ABSOLUTE_FORM = /^https?:\/\//i;
 
 /**
- * The response each socket of a `serve` server still owes: set when a request arrives, removed
- * once the whole response is in the socket's write queue. A parser error on a pipelined request
- * then never writes a raw reply into the middle of, or ahead of, another response. Removing the
- * entry promptly matters for speed too: a response kept here until the next request on its
- * socket survives a young-generation GC with everything it references.
+ * The response a socket of a `serve` server still owes, kept on the socket under this key: set
+ * when a request arrives, cleared once the whole response is in the socket's write queue. A
+ * parser error on a pipelined request then never writes a raw reply into the middle of, or ahead
+ * of, another response. Clearing it promptly matters for speed too: a response kept until the
+ * next request on its socket survives a young-generation GC with everything it references. A
+ * property rather than a `WeakMap` entry: setting and clearing it costs a store each, where the
+ * `WeakMap` hashed the socket three times per request.
  */
-const unanswered = new WeakMap<object, ServerResponse>();
+const OWED: unique symbol = Symbol('plant-store.owed-response');
+
+/** A socket of a `serve` server, with the response it still owes. */
+interface OwingSocket {
+  [OWED]?: ServerResponse | undefined;
+}
 
 /**
  * Forgets `res` as owed once its every byte was handed to the socket (`end` called on an
  * assigned socket). A pipelined response still waiting for its turn has no socket yet and stays.
  */
 function handedOver(res: ServerResponse): void {
-  const socket = res.socket;
-  if (socket !== null && unanswered.get(socket) === res) unanswered.delete(socket);
+  const socket = res.socket as OwingSocket | null;
+  if (socket !== null && socket[OWED] === res) socket[OWED] = undefined;
 }
 
 interface ListenerConfig {
@@ -285,7 +292,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   let closing = false;
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    unanswered.set(req.socket, res);
+    (req.socket as OwingSocket)[OWED] = res;
     // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
     // drops repeated Set-Cookie values from the flat header list.
     if (closing) res.shouldKeepAlive = false;
@@ -307,7 +314,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   server.on('checkExpectation', onRequest);
   server.keepAliveTimeout = keepAliveTimeout;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    rejectClient(error, socket, unanswered.get(socket));
+    rejectClient(error, socket, (socket as OwingSocket)[OWED]);
   });
 
   let closed: Promise<void> | undefined;
@@ -404,23 +411,27 @@ function answerPlain(
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const value = raw[i + 1] as string;
-    // Hot path: switch on the length so most headers cost no lower-casing. Repeated headers are
-    // joined with ", ", as `Headers.get` does, so both paths see the same values.
+    // Hot path: switch on the length, then the usual spelling, so most headers cost no
+    // lower-casing. Repeated headers are joined with ", ", as `Headers.get` does, so both paths
+    // see the same values.
     switch (name.length) {
       case 4:
-        if (name.toLowerCase() === 'host') {
+        if (name === 'Host' || name.toLowerCase() === 'host') {
           host = value;
           hosts++;
         }
         break;
       case 12:
-        if (name.toLowerCase() === 'content-type') contentType = joined(contentType, value);
+        if (name === 'Content-Type' || name.toLowerCase() === 'content-type')
+          contentType = joined(contentType, value);
         break;
       case 13:
-        if (name.toLowerCase() === 'authorization') authorization = joined(authorization, value);
+        if (name === 'Authorization' || name.toLowerCase() === 'authorization')
+          authorization = joined(authorization, value);
         break;
       case 14:
-        if (name.toLowerCase() === 'content-length') contentLength = joined(contentLength, value);
+        if (name === 'Content-Length' || name.toLowerCase() === 'content-length')
+          contentLength = joined(contentLength, value);
         break;
       case 17:
         if (name.toLowerCase() === 'transfer-encoding') chunked = true;
