@@ -1,12 +1,14 @@
 // The credentials of RFC 6750 section 2.1: the scheme, case-insensitive, then one or more
 // spaces, then a b64token (https://www.rfc-editor.org/rfc/rfc6750#section-2.1).
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+const BEARER = /^bearer +[A-Za-z0-9\-._~+/]+=*$/i;
 
 /**
  * The bearer token of an `Authorization` header value, or `undefined` when the header is
  * missing, uses another scheme or is malformed.
  */
 export function bearerToken(authorization: string | null): string | undefined {
-  if (authorization === null) return undefined;
-  return BEARER.exec(authorization)?.[1];
+  // A test and a slice cost less than a match array; a b64token has no space in it.
+  return authorization !== null && BEARER.test(authorization)
+    ? authorization.slice(authorization.lastIndexOf(' ') + 1)
+    : undefined;
 }

@@ -42,7 +42,7 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   // keep inherited names (a "__proto__" key, say) from counting as fields.
   const candidate: Record<string, unknown> = {};
   if (Object.hasOwn(body, 'id')) {
-    candidate.id = typeof body.id === 'number' ? exactIdFromText(text) : body.id;
+    candidate.id = typeof body.id === 'number' ? exactIdFromText(text, body.id) : body.id;
   }
   if (Object.hasOwn(body, 'name')) candidate.name = body.name;
   if (Object.hasOwn(body, 'tag')) candidate.tag = body.tag;
@@ -53,19 +53,28 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   return { code: 'ERR_INVALID_PLANT', message: describePlantIssue(result.issues[0]) };
 }
 
+/** Text that opens with an `id` written as a plain integer, 19 digits at most, then a comma. */
+const LEADING_ID = /^\{"id":-?\d{1,19},/;
+
 /**
- * The value of the top-level `id` member of valid JSON text whose `id` is a number: a `bigint`
- * when the literal is an integer (clamped just outside the int64 range when it is far beyond
- * it, so the range check still fails), or `NaN` when it is not an integer.
+ * The value of the top-level `id` member of valid JSON text whose `id` is a number (`parsed`,
+ * as `JSON.parse` read it): a `bigint` when the literal is an integer (clamped just outside the
+ * int64 range when it is far beyond it, so the range check still fails), or `NaN` when it is
+ * not an integer.
  */
-function exactIdFromText(text: string): bigint | number {
+function exactIdFromText(text: string, parsed: number): bigint | number {
+  // The usual spelling, read without a scan: a plain integer first, and no other "id" key (nor
+  // an escape that could spell one) later. Below 10^15 (15 digits) `parsed` is exact; a longer
+  // literal is read from the text.
+  if (LEADING_ID.test(text) && !text.includes('"id"', 6) && !text.includes('\\')) {
+    return BigInt(Math.abs(parsed) < 1e15 ? parsed : text.slice(6, text.indexOf(',')));
+  }
   const literal = lastTopLevelIdLiteral(text);
   // JSON.parse saw a number at the last "id", so the scan finds its literal; NaN only if not.
   return literal === undefined ? Number.NaN : integerFromLiteral(literal);
 }
 
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
-const PLAIN_INTEGER = /^-?\d{1,18}$/;
 
 /**
  * The exact integer a JSON number literal denotes, as JSON Schema reads "integer": `1.0`, `1e2`
@@ -75,8 +84,6 @@ const PLAIN_INTEGER = /^-?\d{1,18}$/;
  *   than the digits can say, or `NaN` when the value is not an integer.
  */
 export function integerFromLiteral(literal: string): bigint | number {
-  // The common case, a plain integer short enough to be inside the range: straight to BigInt.
-  if (PLAIN_INTEGER.test(literal)) return BigInt(literal);
   const match = NUMBER_LITERAL.exec(literal);
   if (match === null) return Number.NaN;
   const [, sign = '', whole = '', fraction = '', exponentText = '0'] = match;
@@ -95,15 +102,11 @@ export function integerFromLiteral(literal: string): bigint | number {
   return sign === '-' ? -magnitude : magnitude;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-/** A JSON number literal after optional JSON whitespace (sticky: it must start where asked). */
-const NUMBER_AT = /[\t\n\r ]*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/y;
+/**
+ * A number literal after whitespace (sticky: it must start where asked). The text is valid JSON,
+ * so these characters can only be the literal and JSON whitespace.
+ */
+const NUMBER_AT = /\s*([-+.\deE]+)/y;
 
 /**
  * Finds the literal of the last top-level `"id"` member in JSON text that `JSON.parse` has
@@ -117,22 +120,21 @@ function lastTopLevelIdLiteral(text: string): string | undefined {
   let keyEnd = 0;
   let literal: string | undefined;
   for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (char === QUOTE) {
+    const char = text[i];
+    if (char === '"') {
       const start = i;
       // On to the closing quote, stepping over every escaped character.
-      while (text.charCodeAt(++i) !== QUOTE) if (text.charCodeAt(i) === BACKSLASH) i++;
+      while (text[++i] !== '"') if (text[i] === '\\') i++;
       if (depth === 1) {
         keyStart = start;
         keyEnd = i + 1;
       }
-    } else if (char === OPEN_BRACE || char === OPEN_BRACKET) {
+    } else if (char === '{' || char === '[') {
       depth++;
-    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
+    } else if (char === '}' || char === ']') {
       depth--;
-    } else if (char === COLON && depth === 1) {
-      const key = text.slice(keyStart, keyEnd);
-      if (key === '"id"' || (key.includes('\\') && JSON.parse(key) === 'id')) {
+    } else if (char === ':' && depth === 1) {
+      if (JSON.parse(text.slice(keyStart, keyEnd)) === 'id') {
         NUMBER_AT.lastIndex = i + 1;
         literal = NUMBER_AT.exec(text)?.[1];
       }

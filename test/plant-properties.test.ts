@@ -36,6 +36,10 @@ const plantText = fc
   })
   .filter((text) => text.isWellFormed() && !text.includes('\0'));
 
+function isPlantText(value: unknown): boolean {
+  return typeof value === 'string' && value.isWellFormed() && !value.includes('\0');
+}
+
 /** Any string, lone surrogates and U+0000 included. */
 const anyText = fc.string({ unit: 'binary', maxLength: 20 });
 
@@ -113,8 +117,6 @@ describe('handleCreatePlant properties', () => {
           .join(',')}${space}}`;
         const parsed = JSON.parse(text) as Record<string, unknown>;
         const lastId = members.findLast(([key]) => key === 'id')?.[2];
-        const isPlantText = (value: unknown) =>
-          typeof value === 'string' && value.isWellFormed() && !value.includes('\0');
         const valid =
           lastId !== undefined &&
           isPlantText(parsed.name) &&
@@ -130,8 +132,65 @@ describe('handleCreatePlant properties', () => {
         const expected: Record<string, unknown> = { id: lastId, name: parsed.name };
         if (Object.hasOwn(parsed, 'tag')) expected.tag = parsed.tag;
         assert.deepEqual(storedPlant(repository), expected, text);
+        delete expected.id;
+        assert.deepEqual(response.body, expected, text);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('reads a leading id exactly, and a later "id" member still wins', async () => {
+    // `{"id":<a plain integer>,` is the spelling the reader takes without a scan. Whatever
+    // follows must not fool it: a later "id" member (also spelled with escapes) is the id, a
+    // nested one or a string that reads "id" is not.
+    type Member = readonly [text: string, id?: bigint];
+    const shortId = fc.bigInt({ min: -(10n ** 15n) + 1n, max: 10n ** 15n - 1n });
+    // Every length from 1 to 19 digits alike: up to 15 a double holds the id exactly, past
+    // that only the text does.
+    const anyId = fc
+      .tuple(fc.integer({ min: 1, max: 19 }), fc.boolean())
+      .chain(([digits, negative]) =>
+        fc
+          .bigInt({ min: 10n ** BigInt(digits - 1), max: 10n ** BigInt(digits) - 1n })
+          .map((n) => (negative ? -n : n)),
+      )
+      .filter((n) => n >= INT64_MIN && n <= INT64_MAX);
+    const member: fc.Arbitrary<Member> = fc.oneof(
+      fc
+        .tuple(fc.constantFrom('"id"', '"\\u0069d"', '"i\\u0064"'), anyId)
+        .map(([key, n]): Member => [`${key}:${n}`, n]),
+      fc
+        .oneof(plantText, fc.constantFrom('id', '"id"', '\\', 'a"id":1'))
+        .map((text): Member => [`"tag":${JSON.stringify(text)}`]),
+      shortId.map((n): Member => [`"nested":{"id":${n},"list":[{"id":1}]}`]),
+      fc.constantFrom<Member>(['"id\\"":1'], ['"x":"id"'], ['"ids":2']),
+    );
+    await fc.assert(
+      fc.asyncProperty(anyId, fc.array(member, { maxLength: 4 }), async (first, members) => {
+        const text = `{"id":${first},${members.map(([member]) => `${member},`).join('')}"name":"p"}`;
+        const expected = members.findLast(([, id]) => id !== undefined)?.[1] ?? first;
+        const { store, repository } = testStore();
+        const response = await send(store.handleCreatePlant, plantRequest(text));
+        assert.equal(response.status, 200, text);
+        assert.equal(storedPlant(repository).id, expected, text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('answers with the name and tag written exactly as JSON.stringify writes them', async () => {
+    const text = fc.oneof(plantText, fc.constantFrom('"', '\\', '\n\u001f', '\u007f\u2028'));
+    await fc.assert(
+      fc.asyncProperty(text, fc.option(text, { nil: undefined }), async (name, tag) => {
+        const plant = tag === undefined ? { name } : { name, tag };
+        const { store } = testStore();
+        const response = await store.handleCreatePlant(
+          plantRequest(JSON.stringify({ id: 1, ...plant })),
+        );
+        assert.equal(response.status, 200);
+        assert.equal(await response.text(), JSON.stringify(plant));
+      }),
+      { numRuns: 300 },
     );
   });
 
