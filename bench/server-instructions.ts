@@ -39,6 +39,8 @@ const warmup = Number(values.warmup);
 const requests = Number(values.requests);
 const OUT_DIR = join(BUILD_DIR, 'callgrind');
 const CONNECTIONS = 50;
+/** The ready line a benchmark server prints, with its port. */
+const READY_LINE = new RegExp(`${READY_PREFIX}http://[^:]+:(\\d+)`);
 
 /** Sends `total` creates with ids from `firstId` over keep-alive connections; rejects on a non-200. */
 function load(port: number, total: number, firstId: number): Promise<void> {
@@ -109,7 +111,7 @@ async function measure(name: ServerName): Promise<number> {
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (chunk: string) => {
         stdout += chunk;
-        const ready = new RegExp(`${READY_PREFIX}http://[^:]+:(\\d+)`).exec(stdout);
+        const ready = READY_LINE.exec(stdout);
         if (ready !== null) resolve(Number(ready[1]));
       });
     });

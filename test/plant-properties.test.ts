@@ -28,17 +28,18 @@ function spellings(n: bigint): fc.Arbitrary<string> {
   );
 }
 
+/** Whether a value is plant text: a well-formed string without U+0000. */
+function isPlantText(value: unknown): boolean {
+  return typeof value === 'string' && value.isWellFormed() && !value.includes('\0');
+}
+
 /** Plant text: any well-formed string without U+0000, the empty string included. */
 const plantText = fc
   .string({
     unit: fc.oneof(fc.constant('grapheme'), fc.constant('binary')) as never,
     maxLength: 30,
   })
-  .filter((text) => text.isWellFormed() && !text.includes('\0'));
-
-function isPlantText(value: unknown): boolean {
-  return typeof value === 'string' && value.isWellFormed() && !value.includes('\0');
-}
+  .filter(isPlantText);
 
 /** Any string, lone surrogates and U+0000 included. */
 const anyText = fc.string({ unit: 'binary', maxLength: 20 });
