@@ -7,8 +7,9 @@ const BEARER = /^bearer +[A-Za-z0-9\-._~+/]+=*$/i;
  * missing, uses another scheme or is malformed.
  */
 export function bearerToken(authorization: string | null): string | undefined {
-  // A test and a slice cost less than a match array; a b64token has no space in it.
+  // A test and a slice cost less than a match array: past "bearer " only spaces precede the
+  // token, and a b64token has none in it.
   return authorization !== null && BEARER.test(authorization)
-    ? authorization.slice(authorization.lastIndexOf(' ') + 1)
+    ? authorization.slice(7).trimStart()
     : undefined;
 }

@@ -7,6 +7,28 @@ export const INT64_MAX = 9223372036854775807n;
 
 const INT64_RULE = 'must be an integer from -9223372036854775808 to 9223372036854775807';
 
+// String.prototype.isWellFormed is in every runtime plant-store supports (Node 20+, Deno, Bun).
+/** Whether a text is well-formed Unicode: no lone surrogates. */
+const isWellFormed = (text: string): boolean => text.isWellFormed();
+/** Whether a text is free of U+0000. */
+const hasNoNul = (text: string): boolean => !text.includes('\0');
+
+/**
+ * Whether a value is a valid plant id, a `bigint` in the int64 range: the schema's range check,
+ * and the create path's check of the usual valid body.
+ */
+export function isPlantId(value: unknown): value is bigint {
+  return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
+}
+
+/**
+ * Whether a value is a valid plant text field: the schema's `name` and `tag` rules as one
+ * predicate, for the create path's check of the usual valid body.
+ */
+export function isPlantText(value: unknown): value is string {
+  return typeof value === 'string' && isWellFormed(value) && hasNoNul(value);
+}
+
 /**
  * Builds the valibot pipeline of a plant's text field: a string, well-formed Unicode (no lone
  * surrogates) and free of U+0000. Anything else, `''` included, is kept exactly.
@@ -14,9 +36,8 @@ const INT64_RULE = 'must be an integer from -9223372036854775808 to 922337203685
 function plantText() {
   return v.pipe(
     v.string('must be a string'),
-    // String.prototype.isWellFormed is in every runtime plant-store supports (Node 20+, Deno, Bun).
-    v.check((text) => text.isWellFormed(), 'must be well-formed Unicode (no lone surrogates)'),
-    v.check((text) => !text.includes('\0'), 'must not contain U+0000'),
+    v.check(isWellFormed, 'must be well-formed Unicode (no lone surrogates)'),
+    v.check(hasNoNul, 'must not contain U+0000'),
   );
 }
 
@@ -36,10 +57,7 @@ function plantText() {
 export const NewPlantSchema = v.object(
   {
     // One check rather than minValue + maxValue: the same rule, two fewer valibot actions to ship.
-    id: v.pipe(
-      v.bigint(INT64_RULE),
-      v.check((id) => id >= INT64_MIN && id <= INT64_MAX, INT64_RULE),
-    ),
+    id: v.pipe(v.bigint(INT64_RULE), v.check<bigint, typeof INT64_RULE>(isPlantId, INT64_RULE)),
     name: plantText(),
     tag: v.exactOptional(plantText()),
   },
@@ -54,6 +72,6 @@ export const NewPlantSchema = v.object(
  * @returns The message of the 400 response.
  */
 export function describePlantIssue(issue: v.BaseIssue<unknown>): string {
-  const field = issue.path?.map((item) => String(item.key)).join('.') ?? 'body';
-  return `${field} ${issue.message}`;
+  // NewPlant is flat: an issue has the field as its one path item, or no path (the body).
+  return `${issue.path?.[0].key ?? 'body'} ${issue.message}`;
 }

@@ -38,10 +38,12 @@ export function createStaticTokenVerifier(tokens: Iterable<string>): TokenVerifi
 }
 
 function equalsInConstantTime(presented: string, secret: string): boolean {
-  // Deliberately no early return: accumulate every difference, including the length's.
+  // Deliberately no early return: accumulate every difference, including the length's. A token
+  // of another length is compared with itself, so the loop is the same whatever the secret.
+  const other = presented.length === secret.length ? secret : presented;
   let difference = presented.length ^ secret.length;
   for (let i = 0; i < presented.length; i++) {
-    difference |= presented.charCodeAt(i) ^ secret.charCodeAt(i % secret.length);
+    difference |= presented.charCodeAt(i) ^ other.charCodeAt(i);
   }
   return difference === 0;
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { INT64_MAX, INT64_MIN, type NewPlant } from '../lib/index.ts';
+import * as v from 'valibot';
+import { INT64_MAX, INT64_MIN, type NewPlant, NewPlantSchema } from '../lib/index.ts';
 import { plantRequest, send, testStore } from './_fakes.ts';
 
 /** Spellings of one integer as a JSON number literal, all of which denote exactly `n`. */
@@ -137,6 +138,66 @@ describe('handleCreatePlant properties', () => {
         assert.deepEqual(response.body, expected, text);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('accepts and refuses exactly as NewPlantSchema does, with its first issue as the message', async () => {
+    // Each member as [JSON text, the value valibot is given]: an integer literal is given as the
+    // exact bigint the store reads from it, anything else as JSON.parse reads it.
+    type Value = readonly [text: string, value: unknown];
+    const json = (value: unknown): Value => [JSON.stringify(value), value];
+    // A number JSON.stringify writes is an integer literal when its value is an integer, and its
+    // digits are exact below 10^21; past that it is out of range either way.
+    const asId = (value: unknown): unknown =>
+      typeof value === 'number' && Number.isInteger(value)
+        ? BigInt(Math.abs(value) < 1e21 ? JSON.stringify(value) : value)
+        : value;
+    const id = fc.oneof(
+      fc.bigInt({ min: INT64_MIN, max: INT64_MAX }).map((n): Value => [`${n}`, n]),
+      fc
+        .oneof(fc.bigInt({ min: INT64_MAX + 1n }), fc.bigInt({ max: INT64_MIN - 1n }))
+        .map((n): Value => [`${n}`, n]),
+      fc
+        .oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.jsonValue())
+        .map((value): Value => [JSON.stringify(value), asId(value)]),
+    );
+    // The edges of the text rules, alone and inside other text.
+    const edge = fc.constantFrom('', '\0', '\uD800', '\uDC00', '\uD83C\uDF3F');
+    const edged = fc.tuple(plantText, edge, plantText).map((parts) => parts.join(''));
+    const text = fc.oneof(plantText, edged, anyText, fc.jsonValue()).map(json);
+    const absent = fc.constant(undefined);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          id: fc.oneof(id, absent),
+          name: fc.oneof(text, absent),
+          tag: fc.oneof(text, absent),
+        }),
+        async (members) => {
+          const present = Object.entries(members).filter(
+            (entry): entry is [string, Value] => entry[1] !== undefined,
+          );
+          const body = `{${present.map(([key, [json]]) => `"${key}":${json}`).join(',')}}`;
+          const candidate = Object.fromEntries(present.map(([key, [, value]]) => [key, value]));
+          const expected = v.safeParse(NewPlantSchema, candidate);
+          const { store, repository } = testStore();
+          const response = await send(store.handleCreatePlant, plantRequest(body));
+          if (expected.success) {
+            assert.equal(response.status, 200, body);
+            assert.deepEqual(storedPlant(repository), expected.output, body);
+            return;
+          }
+          const issue = expected.issues[0];
+          assert.equal(response.status, 400, body);
+          assert.equal(repository.create.mock.callCount(), 0);
+          assert.deepEqual(
+            response.body,
+            { error: 400, message: `${issue.path?.[0]?.key ?? 'body'} ${issue.message}` },
+            body,
+          );
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 
