@@ -52,7 +52,7 @@ async function drive(creates: number): Promise<void> {
             method: 'POST',
             authorization: `Bearer ${TOKEN}`,
             contentType: 'application/json',
-            contentLength: String(body.byteLength),
+            declaredLength: body.byteLength,
             hasBody: true,
             readBody: (_maxBytes, sink) => setImmediate(() => sink.take(body)),
             client,

@@ -31,9 +31,12 @@ export interface PlainRequest {
   readonly authorization: string | null;
   /** The `Content-Type` header, `null` when absent. */
   readonly contentType: string | null;
-  /** The `Content-Length` header, `null` when absent. */
-  readonly contentLength: string | null;
-  /** False when the request has no body at all; a `Content-Length` of zero is the core's to judge. */
+  /**
+   * The body length the `Content-Length` header declares, `-1` when it is absent or not a
+   * plain decimal number.
+   */
+  readonly declaredLength: number;
+  /** False when the request has no body at all; a declared length of zero is the core's to judge. */
   readonly hasBody: boolean;
   /**
    * Reads the whole body, stopping past `maxBytes`, and hands it to `sink` (at once when it is

@@ -120,11 +120,9 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
       if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
       this.#principal = verdict.principal;
       const input = this.#input;
-      // Content-Length is read here once, for both rules, whichever front filled the input.
-      const declared = declaredLength(input.contentLength);
-      if (!input.hasBody || declared === 0) return errorReply('ERR_BODY_REQUIRED');
+      if (!input.hasBody || input.declaredLength === 0) return errorReply('ERR_BODY_REQUIRED');
       if (!isJsonUtf8(input.contentType)) return errorReply('ERR_UNSUPPORTED_MEDIA_TYPE');
-      if (declared > maxBodyBytes) return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
+      if (input.declaredLength > maxBodyBytes) return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
       input.readBody(maxBodyBytes, this);
     }
 
@@ -243,10 +241,4 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 function samePlant(stored: Plant, sent: NewPlant): boolean {
   // A store may hand back an absent tag as null (SQL) or undefined; both mean "no tag".
   return stored.name === sent.name && (stored.tag ?? undefined) === sent.tag;
-}
-
-/** The declared body length, `-1` when there is no usable `Content-Length`. */
-function declaredLength(contentLength: string | null): number {
-  if (contentLength === null || !/^\d+$/.test(contentLength)) return -1;
-  return Number(contentLength);
 }

@@ -106,11 +106,13 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
 /** The plain values of a web-standard request. */
 function plainRequestOf(request: Request): PlainRequest {
   const { headers, body, signal } = request;
+  const contentLength = headers.get('content-length') ?? '';
   return {
     method: request.method,
     authorization: headers.get('authorization'),
     contentType: headers.get('content-type'),
-    contentLength: headers.get('content-length'),
+    // A usable Content-Length is plain digits; absent (''), or anything else, declares nothing.
+    declaredLength: /^\d+$/.test(contentLength) ? Number(contentLength) : -1,
     hasBody: body !== null,
     // The core asks for the body only when hasBody is true.
     readBody(maxBytes, sink) {

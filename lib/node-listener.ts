@@ -25,7 +25,7 @@ import {
   type PlainHandler,
   plainHandlerOf,
 } from './_plain-handler.ts';
-import { type ErrorReply, errorReply } from './errors.ts';
+import { type ErrorReply, errorReply, JSON_HEADERS } from './errors.ts';
 
 /**
  * A web-standard request handler, such as `PlantStore.fetch`.
@@ -464,7 +464,8 @@ function answerPlain(
       method: req.method ?? 'GET',
       authorization,
       contentType,
-      contentLength,
+      // Node's HTTP parser refuses a Content-Length that is not plain digits, or given twice.
+      declaredLength: contentLength === null ? -1 : Number(contentLength),
       hasBody: chunked || contentLength !== null,
       readBody: (maxBytes, sink) => readRequestBody(req, maxBytes, sink),
       client: new ConnectionWatch(res),
@@ -797,10 +798,17 @@ function sendReply(res: ServerResponse, reply: ErrorReply): void {
     res.destroy();
     return;
   }
-  // A flat name/value list goes to node as it is, where an object is walked key by key.
-  const head: string[] = [];
-  for (const name in reply.headers) head.push(name, reply.headers[name] as string);
-  head.push('content-length', String(Buffer.byteLength(reply.body)));
+  // A flat name/value list goes to node as it is, where an object is walked key by key. Most
+  // replies (every 200) carry just the JSON content type.
+  const length = String(Buffer.byteLength(reply.body));
+  let head: string[];
+  if (reply.headers === JSON_HEADERS) {
+    head = ['content-type', JSON_HEADERS['content-type'] as string, 'content-length', length];
+  } else {
+    head = [];
+    for (const name in reply.headers) head.push(name, reply.headers[name] as string);
+    head.push('content-length', length);
+  }
   res.writeHead(reply.status, head);
   res.end(reply.body);
 }
