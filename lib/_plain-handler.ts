@@ -18,7 +18,7 @@ export interface ClientWatch {
   /** Why, once it is gone. */
   readonly reason: unknown;
   /** Calls `listener` once when the client goes. */
-  addEventListener(type: 'abort', listener: () => void, options: { once: true }): void;
+  addEventListener(type: 'abort', listener: () => void): void;
   /** Stops calling `listener`. */
   removeEventListener(type: 'abort', listener: () => void): void;
 }

@@ -8,7 +8,6 @@ import { errorReply, JSON_HEADERS, PlantApiError } from './errors.ts';
 import type {
   CreatePlantOutcome,
   NewPlant,
-  Plant,
   PlantRepository,
   TokenVerdict,
   TokenVerifier,
@@ -83,7 +82,8 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
         if (!this.#clientLeft()) {
           const client = this.#input.client;
           const onLeave = () => this.#end(client.reason);
-          client.addEventListener('abort', onLeave, { once: true });
+          // The client goes once, and #finish unsubscribes: no `once` option needed.
+          client.addEventListener('abort', onLeave);
           this.#unsubscribe = () => client.removeEventListener('abort', onLeave);
         }
       }
@@ -112,7 +112,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     }
 
     #verify(token: string): undefined {
-      this.#step(this.#verified, verifier.verify(token, new CollaboratorContext(this)));
+      this.#then(this.#verified, verifier.verify(token, new CollaboratorContext(this)));
     }
 
     #verified(verdict: TokenVerdict | undefined): Reply | undefined {
@@ -132,7 +132,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
       const plant = readJsonPlant(bytes);
       if ('code' in plant) return errorReply(plant.code, plant.message);
       this.#plant = plant;
-      this.#step(
+      this.#then(
         this.#stored,
         repository.create(plant, new CollaboratorContext(this, this.#principal)),
       );
@@ -140,8 +140,13 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
 
     #stored(outcome: CreatePlantOutcome): Reply {
       const plant = this.#plant as NewPlant;
-      if (!outcome.created && !samePlant(outcome.existing, plant)) {
-        return errorReply('ERR_ID_CONFLICT');
+      // Not created: an idempotent replay if the stored plant has the same content, else a
+      // conflict. A store may hand back an absent tag as null (SQL) or undefined: no tag.
+      if (!outcome.created) {
+        const stored = outcome.existing;
+        if (stored.name !== plant.name || (stored.tag ?? undefined) !== plant.tag) {
+          return errorReply('ERR_ID_CONFLICT');
+        }
       }
       return {
         status: 200,
@@ -151,27 +156,33 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     }
 
     /**
-     * Runs a step on what it waited for: at once when that is a value (no wait, no extra turn),
-     * once it settles when it is a promise. Nothing runs once the create is over or the client
-     * left (no late work nobody will see), and the late answer is dropped, whatever it is. A
-     * step that throws (a collaborator that throws, a malformed outcome) is a fault, not a
-     * crash; a step's reply finishes the create.
+     * Runs a step on a value at hand. Nothing runs once the create is over or the client left
+     * (no late work nobody will see). A step that throws (a collaborator that throws, a
+     * malformed outcome) is a fault, not a crash; a step's reply finishes the create.
      */
-    #step<T>(step: Step<T>, value: T | PromiseLike<T>): void {
+    #step<T>(step: Step<T>, value: T): void {
       if (this.#clientLeft()) return;
-      if (isThenable(value)) {
-        value.then(
-          (settled) => this.#step(step, settled),
-          (error) => this.fail(error),
-        );
-        return;
-      }
       try {
         const reply = step.call(this, value);
         if (reply !== undefined) this.#finish(reply);
       } catch (error) {
         this.fail(error);
       }
+    }
+
+    /**
+     * Runs a step on a collaborator's answer: at once when it is a value (no wait, no extra
+     * turn), once it settles when it is a promise; the late answer of a create that ended
+     * meanwhile is dropped, whatever it is. Only answers are looked at for `then`: looking at
+     * every value a step takes made that property load megamorphic.
+     */
+    #then<T>(step: Step<T>, value: T | PromiseLike<T>): undefined {
+      if (isThenable(value)) {
+        value.then(
+          (settled) => this.#step(step, settled),
+          (error) => this.fail(error),
+        );
+      } else this.#step(step, value);
     }
 
     /**
@@ -235,10 +246,4 @@ class CollaboratorContext {
 /** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === 'function';
-}
-
-/** Same content: the stored plant is what the client sent again (an idempotent replay). */
-function samePlant(stored: Plant, sent: NewPlant): boolean {
-  // A store may hand back an absent tag as null (SQL) or undefined; both mean "no tag".
-  return stored.name === sent.name && (stored.tag ?? undefined) === sent.tag;
 }

@@ -1,12 +1,5 @@
 import * as v from 'valibot';
-import {
-  describePlantIssue,
-  INT64_MAX,
-  INT64_MIN,
-  isPlantId,
-  isPlantText,
-  NewPlantSchema,
-} from './plant-schema.ts';
+import { INT64_MAX, INT64_MIN, isPlantId, isPlantText, NewPlantSchema } from './plant-schema.ts';
 import type { NewPlant } from './types.ts';
 
 /** Why a body is not a NewPlant: the error code and the message for the client. */
@@ -18,7 +11,6 @@ export interface PlantBodyProblem {
 
 // fatal: invalid UTF-8 is an error, never a silent U+FFFD. Stateless between calls.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const JSON_MESSAGE_LIMIT = 200;
 
 /**
  * Reads a request body as a NewPlant: strict UTF-8, then JSON, then the shape, with the `id`
@@ -38,7 +30,7 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const detail = (error as Error).message.slice(0, JSON_MESSAGE_LIMIT);
+    const detail = (error as Error).message.slice(0, 200); // a long parser message is cut
     return { code: 'ERR_INVALID_JSON', message: `request body is not valid JSON: ${detail}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -67,7 +59,10 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   // sees, is the same as with abortEarly; the default costs no config object per call.
   const result = v.safeParse(NewPlantSchema, plant);
   if (result.success) return result.output;
-  return { code: 'ERR_INVALID_PLANT', message: describePlantIssue(result.issues[0]) };
+  // The message names the field and the rule it broke: NewPlant is flat, so an issue's one path
+  // item is the field (the schema is handed an object, so every issue has one).
+  const [issue] = result.issues;
+  return { code: 'ERR_INVALID_PLANT', message: `${issue.path?.[0].key} ${issue.message}` };
 }
 
 /** Text that opens with an `id` written as a plain integer, 19 digits at most, then a comma. */

@@ -141,9 +141,9 @@ export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  */
 export class PlantApiError extends Error {
   /** The stable error code. */
-  readonly code: PlantApiErrorCode;
+  declare readonly code: PlantApiErrorCode;
   /** The HTTP status the API answers with for this error. */
-  readonly status: number;
+  declare readonly status: number;
 
   /**
    * @param code The error code.

@@ -46,8 +46,8 @@ function plantText() {
  * integer literal of any size, range-checked here), `name` a string, `tag` an optional string.
  * Keys it does not declare are dropped from the output.
  *
- * The `object` message is the one valibot gives for a missing key; issues are worded as
- * `<field> <rule>` by `describePlantIssue`.
+ * The `object` message is the one valibot gives for a missing key; the create path words an
+ * issue as `<field> <rule>`, for example `name must be a string`.
  *
  * @example
  * ```ts
@@ -63,15 +63,3 @@ export const NewPlantSchema = v.object(
   },
   'is required',
 );
-
-/**
- * Words the first issue of a failed `NewPlantSchema` parse for the client, naming the field and
- * the rule it broke, for example `name must be a string`.
- *
- * @param issue The issue valibot reported.
- * @returns The message of the 400 response.
- */
-export function describePlantIssue(issue: v.BaseIssue<unknown>): string {
-  // NewPlant is flat: an issue has the field as its one path item, or no path (the body).
-  return `${issue.path?.[0].key ?? 'body'} ${issue.message}`;
-}

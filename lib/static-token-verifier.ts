@@ -6,9 +6,9 @@ const REJECTED: TokenVerdict = Object.freeze({ valid: false });
 /**
  * Creates a `TokenVerifier` that accepts a fixed list of bearer tokens.
  *
- * Every presented token is compared with every accepted one without an early exit, so the time
- * taken depends only on the presented token's length and the number of accepted tokens, never
- * on how much of a secret it matched.
+ * Every presented token is compared with every accepted one, each of the same length code unit
+ * by code unit without an early exit, so the time taken depends only on the lengths and the
+ * number of accepted tokens, never on how much of a secret it matched.
  *
  * @param tokens The accepted tokens: at least one, none empty.
  * @returns A synchronous verifier; it hands back no principal.
@@ -20,30 +20,36 @@ const REJECTED: TokenVerdict = Object.freeze({ valid: false });
  * ```
  */
 export function createStaticTokenVerifier(tokens: Iterable<string>): TokenVerifier {
-  const accepted = [...tokens];
-  if (accepted.length === 0)
-    throw new TypeError('createStaticTokenVerifier needs at least one token');
-  for (const token of accepted) {
+  // Each secret as its UTF-16 code units, read once: an array element costs less than
+  // charCodeAt (split('') splits between code units, surrogate pairs included).
+  const secrets = Array.from(tokens, (token) => {
     if (typeof token !== 'string' || token === '') {
       throw new TypeError('createStaticTokenVerifier takes non-empty string tokens');
     }
+    return token.split('').map((unit) => unit.charCodeAt(0));
+  });
+  if (secrets.length === 0) {
+    throw new TypeError('createStaticTokenVerifier needs at least one token');
   }
   return {
     verify(token: string): TokenVerdict {
       let matched = 0;
-      for (const secret of accepted) matched |= Number(equalsInConstantTime(token, secret));
+      for (const secret of secrets) matched |= Number(equalsInConstantTime(token, secret));
       return matched === 1 ? ACCEPTED : REJECTED;
     },
   };
 }
 
-function equalsInConstantTime(presented: string, secret: string): boolean {
-  // Deliberately no early return: accumulate every difference, including the length's. A token
-  // of another length is compared with itself, so the loop is the same whatever the secret.
-  const other = presented.length === secret.length ? secret : presented;
-  let difference = presented.length ^ secret.length;
-  for (let i = 0; i < presented.length; i++) {
-    difference |= presented.charCodeAt(i) ^ other.charCodeAt(i);
+/**
+ * Whether a token is a secret, in time that depends on the lengths only: as in Go's
+ * `subtle.ConstantTimeCompare`, another length answers at once (a length is no secret), and the
+ * same length compares every code unit without an early exit.
+ */
+function equalsInConstantTime(presented: string, secret: number[]): boolean {
+  if (presented.length !== secret.length) return false;
+  let difference = 0;
+  for (let i = 0; i < secret.length; i++) {
+    difference |= presented.charCodeAt(i) ^ (secret[i] as number);
   }
   return difference === 0;
 }
