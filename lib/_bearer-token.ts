@@ -1,6 +1,7 @@
 // The credentials of RFC 6750 section 2.1: the scheme, case-insensitive, then one or more
-// spaces, then a b64token (https://www.rfc-editor.org/rfc/rfc6750#section-2.1).
-const BEARER = /^bearer +[A-Za-z0-9\-._~+/]+=*$/i;
+// spaces, then a b64token (https://www.rfc-editor.org/rfc/rfc6750#section-2.1): \w is exactly
+// its letters, digits and "_".
+const BEARER = /^bearer +[\w\-.~+/]+=*$/i;
 
 /**
  * The bearer token of an `Authorization` header value, or `undefined` when the header is
