@@ -12,16 +12,23 @@
  * Background threads (V8's compiler and GC helpers) are left out: under valgrind they keep a
  * pace of their own.
  *
+ * With `--functions <n>`, node also runs with `--perf-basic-prof` and each server's `n` most
+ * costly functions are listed, by their own instructions per create (JIT-compiled JavaScript
+ * named from node's perf map): the way to find where a change should go, and to see what it
+ * changed. The perf map costs a little, so the totals of such a run run about 0.5% higher.
+ *
  * Needs `valgrind` (Debian package `valgrind`). About two and a half minutes per server.
  *
  * Flags: --servers a,b (node-http,fastify,plant-store) --warmup <n> (8000) --requests <n> (6000)
+ *        --functions <n> (0: totals only)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUILD_DIR, buildServers, ROOT_DIR, SERVERS, type ServerName } from './_harness.ts';
+import { selfCostByFunction } from './_callgrind-functions.ts';
+import { BUILD_DIR, buildServers, SERVERS, type ServerName } from './_harness.ts';
 import { READY_PREFIX, TOKEN } from './servers/_common.ts';
 
 const { values } = parseArgs({
@@ -29,6 +36,7 @@ const { values } = parseArgs({
     servers: { type: 'string', default: 'node-http,fastify,plant-store' },
     warmup: { type: 'string', default: '8000' },
     requests: { type: 'string', default: '6000' },
+    functions: { type: 'string', default: '0' },
   },
 });
 const names = values.servers.split(',').map((name) => name.trim()) as ServerName[];
@@ -37,6 +45,7 @@ for (const name of names) {
 }
 const warmup = Number(values.warmup);
 const requests = Number(values.requests);
+const functions = Number(values.functions);
 const OUT_DIR = join(BUILD_DIR, 'callgrind');
 const CONNECTIONS = 50;
 /** The ready line a benchmark server prints, with its port. */
@@ -85,8 +94,14 @@ function load(port: number, total: number, firstId: number): Promise<void> {
   });
 }
 
-/** Runs one server under callgrind and returns its main thread's instructions per request. */
-async function measure(name: ServerName): Promise<number> {
+/** One server's count: main-thread instructions per request, and per function when asked. */
+interface Measured {
+  readonly perRequest: number;
+  readonly topFunctions: [string, number][];
+}
+
+/** Runs one server under callgrind and counts its main thread's instructions per request. */
+async function measure(name: ServerName): Promise<Measured> {
   const prefix = join(OUT_DIR, name);
   const child = spawn(
     'valgrind',
@@ -95,10 +110,12 @@ async function measure(name: ServerName): Promise<number> {
       '--separate-threads=yes',
       `--callgrind-out-file=${prefix}.%p`,
       process.execPath,
+      ...(functions > 0 ? ['--perf-basic-prof'] : []),
       join(BUILD_DIR, `${name}.mjs`),
     ],
     {
-      cwd: ROOT_DIR,
+      // Where node leaves its isolate logs, if any.
+      cwd: OUT_DIR,
       env: { ...process.env, PORT: '0', NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -130,20 +147,36 @@ async function measure(name: ServerName): Promise<number> {
   if (dump === undefined) throw new Error(`no callgrind dump of ${name}'s main thread`);
   const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(OUT_DIR, dump), 'utf8'));
   if (totals === null) throw new Error(`no totals in ${dump}`);
-  return Number(totals[1]) / requests;
+  if (functions === 0) return { perRequest: Number(totals[1]) / requests, topFunctions: [] };
+  const perfMap = `/tmp/perf-${child.pid}.map`;
+  const costs = selfCostByFunction(join(OUT_DIR, dump), perfMap);
+  rmSync(perfMap, { force: true });
+  return { perRequest: Number(totals[1]) / requests, topFunctions: costs.slice(0, functions) };
 }
 
 rmSync(OUT_DIR, { recursive: true, force: true });
 mkdirSync(OUT_DIR, { recursive: true });
 await buildServers(names);
-const results: [ServerName, number][] = [];
+const results: [ServerName, Measured][] = [];
 for (const name of names) {
   process.stderr.write(`${name}: ${warmup} creates to warm up, then ${requests} counted\n`);
   results.push([name, await measure(name)]);
 }
-const baseline = results[0]?.[1] ?? 1;
+for (const [name, { topFunctions }] of results) {
+  if (topFunctions.length === 0) continue;
+  console.log(
+    `\n${name}: the ${topFunctions.length} most costly functions, own instructions per create\n`,
+  );
+  console.log('| instructions | function |\n| ---: | --- |');
+  for (const [fn, cost] of topFunctions) {
+    console.log(
+      `| ${Math.round(cost / requests)} | \`${fn.slice(0, 120).replaceAll('|', '\\|')}\` |`,
+    );
+  }
+}
+const baseline = results[0]?.[1].perRequest ?? 1;
 console.log(`\nNode ${process.version}; main-thread instructions per create (callgrind)\n`);
 console.log(`| server | instructions | × ${results[0]?.[0]} |\n| --- | ---: | ---: |`);
-for (const [name, perRequest] of results) {
+for (const [name, { perRequest }] of results) {
   console.log(`| ${name} | ${Math.round(perRequest)} | ${(perRequest / baseline).toFixed(3)} |`);
 }
