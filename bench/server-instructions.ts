@@ -1,7 +1,7 @@
 /**
  * `npm run bench:server-instructions`: the CPU instructions each server's main thread spends
  * per request, whole process (node's HTTP code, the framework, the plant logic, GC on the main
- * thread), counted by valgrind's callgrind. Two runs of one server agree within about 0.5%,
+ * thread), counted by valgrind's callgrind. Two runs of one server agree within about 1% (GC moves it),
  * where wrk's req/s moves ±15% on a shared machine, so this is the measure for judging a change
  * to the standalone server, and for comparing servers' work apart from the machine's noise.
  *
