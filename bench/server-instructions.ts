@@ -1,9 +1,10 @@
 /**
  * `npm run bench:server-instructions`: the CPU instructions each server's main thread spends
  * per request, whole process (node's HTTP code, the framework, the plant logic, GC on the main
- * thread), counted by valgrind's callgrind. Two runs of one server agree within about 1% (GC moves it),
- * where wrk's req/s moves ±15% on a shared machine, so this is the measure for judging a change
- * to the standalone server, and for comparing servers' work apart from the machine's noise.
+ * thread), counted by valgrind's callgrind. Two runs of one server agree within about 1% (the
+ * run's GC moves it), where wrk's req/s moves ±15% on a shared machine, so this is the measure
+ * for judging a change to the standalone server, and for comparing servers' work apart from the
+ * machine's noise.
  *
  * Each server is bundled as `npm run bench` bundles it and started under callgrind, one output
  * file per thread. A client in this process sends `--warmup` creates over 50 keep-alive
