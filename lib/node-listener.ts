@@ -159,6 +159,7 @@ function isValidHost(host: string | undefined): host is string {
   lastValidHost = host;
   return true;
 }
+
 const ABSOLUTE_FORM = /^https?:\/\//i;
 
 /**

@@ -125,6 +125,26 @@ describe('toNodeListener', () => {
     }
   });
 
+  it('still refuses a malformed Host between requests that name a valid one', async () => {
+    // The listener remembers the last valid Host; only that exact value may skip the check.
+    const server = await start(echo);
+    for (const [host, status] of [
+      ['a.test', 200],
+      ['a.test/admin?', 400],
+      ['a.test/admin?', 400],
+      ['a.test', 200],
+      ['a.test:99999', 400],
+    ] as const) {
+      const reply = parseRawResponse(
+        await rawExchange(
+          server.port,
+          `GET /x HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      assert.equal(reply.status, status, host);
+    }
+  });
+
   it('answers 400 when the method or the request target cannot be a fetch Request', async () => {
     const server = await start(echo);
     const trace = parseRawResponse(
