@@ -29,6 +29,14 @@ describe('createStaticTokenVerifier', () => {
     }
   });
 
+  it('compares code unit by code unit, a surrogate pair as two units', () => {
+    const verifier = createStaticTokenVerifier(['k\u{1F33F}y']);
+    assert.deepEqual(verifier.verify('k\u{1F33F}y', context), { valid: true });
+    for (const token of ['k\uD83Cy', 'k\uDF3Fy', 'k\uD83C\uDF3Ey', 'k\u{1F33F}']) {
+      assert.deepEqual(verifier.verify(token, context), { valid: false }, token);
+    }
+  });
+
   it('accepts any iterable of tokens', () => {
     const verifier = createStaticTokenVerifier(new Set(['one']));
     assert.deepEqual(verifier.verify('one', context), { valid: true });

@@ -549,6 +549,23 @@ describe('handleCreatePlant: 5. size', () => {
     SETS_LENGTH,
   );
 
+  it(
+    'reads the body when Content-Length is not plain digits: such a header declares nothing',
+    async (t) => {
+      // "1e9" and "+99999999" would be over the limit as numbers, "0x0" zero: none is a length.
+      for (const length of ['1e9', '+99999999', '0x0']) {
+        const { store, repository } = t.testStore();
+        const response = await t.send(
+          store.handleCreatePlant,
+          plantRequest(json({ id: 4, name: 'a' }), { 'content-length': length }),
+        );
+        assert.equal(response.status, 200, length);
+        assert.deepEqual(storedBy(repository), { id: 4n, name: 'a' });
+      }
+    },
+    SETS_LENGTH,
+  );
+
   it('reads a body that arrives in many chunks, a character split across two', async (t) => {
     const { store, repository } = t.testStore();
     const bytes = encoder.encode(json({ id: 3, name: 'a€b', tag: 'tag' }));
