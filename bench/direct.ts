@@ -8,8 +8,8 @@
  *
  * Every call sends a new id (a counter), so every call is a create, never a replay. The calls
  * are timed in rounds, each call once per round in rotated order, and the issue's ratios,
- * (b)/(a) and (c)/(b), are taken within each round: on a shared machine a call timed a minute
- * after another can see a different machine, and one pass moved (b)/(a) from 0.74 to 1.75.
+ * (b)/(a) and (c)/(b), are taken within each round: on a shared machine a call timed after
+ * another can see a different machine, and single passes gave (b)/(a) from 0.74 to 1.75.
  * Prints each call's median timing and the median ratio, with min-max over the rounds.
  *
  * Flags: --rounds <n> (5)
