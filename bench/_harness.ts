@@ -167,6 +167,22 @@ export function median(xs: readonly number[]): number {
     : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
+/** A command-line flag's value as an integer of at least `min`; throws naming the flag. */
+export function integerFlag(name: string, value: string, min = 1): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    throw new TypeError(`--${name} must be an integer >= ${min}`);
+  }
+  return n;
+}
+
+/** Rounds' figures as the tables give them: the median, then (min-max) when there are several. */
+export function spread(xs: readonly number[], digits: number): string {
+  const fmt = (n: number): string => n.toFixed(digits);
+  if (xs.length === 1) return fmt(xs[0] as number);
+  return `${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`;
+}
+
 /** The CPU time (user + system) the process has used so far, in milliseconds. */
 export function cpuMillis(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

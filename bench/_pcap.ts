@@ -29,9 +29,10 @@ export interface CapturedLatencies {
 /**
  * The server-side latency of each request in a capture of `serverPort`'s traffic. Requests and
  * responses are matched first in, first out on each connection (HTTP/1.1 answers in order); a
- * response whose request was sent before the capture started is skipped. Each request and each
- * response must start a packet of its own (wrk and node write each in one call; the capture
- * needs a snap length that reaches the first payload bytes).
+ * response whose request was sent before the capture started is skipped. A request is a segment
+ * to the server that opens with `POST ` (every request of the bench's load), a response one from
+ * it that opens with `HTTP/`; each must start a segment of its own (wrk and node write each in
+ * one call), and the capture's snap length must reach the first payload bytes.
  *
  * @throws {Error} When the file is not a pcap of a known link type.
  */

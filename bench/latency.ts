@@ -27,12 +27,13 @@ import { parseArgs } from 'node:util';
 import {
   BUILD_DIR,
   buildServers,
+  integerFlag,
   killAll,
-  median,
   type RunningServer,
   runWrk,
   SERVERS,
   type ServerName,
+  spread,
   startServer,
   stopServer,
   WRK_CORE,
@@ -51,18 +52,11 @@ const { values } = parseArgs({
   },
 });
 
-function positive(name: string, value: string, min = 1): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) {
-    throw new TypeError(`--${name} must be an integer >= ${min}`);
-  }
-  return n;
-}
-const rounds = positive('rounds', values.rounds);
-const duration = positive('duration', values.duration);
-const warmup = positive('warmup', values.warmup, 0);
-const capture = positive('capture', values.capture);
-const connections = positive('connections', values.connections);
+const rounds = integerFlag('rounds', values.rounds);
+const duration = integerFlag('duration', values.duration);
+const warmup = integerFlag('warmup', values.warmup, 0);
+const capture = integerFlag('capture', values.capture);
+const connections = integerFlag('connections', values.connections);
 /** The capture starts this long into the measured run and must end a second before it does. */
 const CAPTURE_DELAY_S = 2;
 if (duration < CAPTURE_DELAY_S + capture + 1) {
@@ -134,6 +128,8 @@ async function measure(name: ServerName): Promise<Sample> {
       await runWrk({ url, seconds: warmup, connections, threads: 1, idOffset: 1e12 });
     }
     const load = runWrk({ url, seconds: duration, connections, threads: 1, idOffset: 2e12 });
+    // Awaited below; marked handled now so that a failed capture cannot leave it unhandled.
+    load.catch(() => {});
     await sleep(CAPTURE_DELAY_S * 1000);
     await captureTraffic(Number(new URL(url).port), capture);
     const wrk = await load;
@@ -148,12 +144,6 @@ async function measure(name: ServerName): Promise<Sample> {
     if (server) await stopServer(server);
     rmSync(CAPTURE_FILE, { force: true });
   }
-}
-
-function spread(xs: readonly number[], digits: number): string {
-  const fmt = (n: number): string => n.toFixed(digits);
-  if (xs.length === 1) return fmt(xs[0] as number);
-  return `${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`;
 }
 
 async function main(): Promise<void> {

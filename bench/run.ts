@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import {
   buildServers,
   checkServer,
+  integerFlag,
   killAll,
   type LoaderMode,
   median,
@@ -25,6 +26,7 @@ import {
   runWrk,
   SERVERS,
   type ServerName,
+  spread,
   startServer,
   stopServer,
   type WrkResult,
@@ -43,17 +45,11 @@ const { values } = parseArgs({
   },
 });
 
-function positive(name: string, value: string, min = 1): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new TypeError(`--${name} must be an integer >= ${min}`);
-  return n;
-}
-const duration = positive('duration', values.duration);
-const warmup = positive('warmup', values.warmup, 0);
-const rounds = positive('rounds', values.rounds);
-const connections = positive('connections', values.connections);
-const threads = positive('threads', values.threads);
+const duration = integerFlag('duration', values.duration);
+const warmup = integerFlag('warmup', values.warmup, 0);
+const rounds = integerFlag('rounds', values.rounds);
+const connections = integerFlag('connections', values.connections);
+const threads = integerFlag('threads', values.threads);
 const mode = values.loader as LoaderMode;
 if (mode !== 'build' && mode !== 'tsx') throw new TypeError('--loader must be build or tsx');
 const names = values.servers.split(',').map((name) => name.trim()) as ServerName[];
@@ -92,12 +88,6 @@ async function measure(name: ServerName, round: number): Promise<Sample> {
   } finally {
     if (server) await stopServer(server);
   }
-}
-
-function spread(xs: readonly number[], digits: number): string {
-  const fmt = (n: number): string => n.toFixed(digits);
-  if (xs.length === 1) return fmt(xs[0] as number);
-  return `${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`;
 }
 
 async function main(): Promise<void> {
