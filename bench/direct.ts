@@ -23,13 +23,12 @@ import {
   createPlantStore,
   createStaticTokenVerifier,
 } from '../lib/index.ts';
+import { integerFlag, median } from './_harness.ts';
 import { TOKEN } from './servers/_common.ts';
 import { createHonoApp } from './servers/_hono-app.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
-const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 1)
-  throw new TypeError('--rounds must be an integer >= 1');
+const rounds = integerFlag('rounds', values.rounds);
 
 const URL = 'http://localhost/plants';
 const AUTHORIZATION = `Bearer ${TOKEN}`;
@@ -115,14 +114,8 @@ function us(ns: number): string {
 }
 /** The median over the rounds, with min-max when there are several. */
 function spread(xs: readonly number[], format: (x: number) => string): string {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median =
-    sorted.length % 2 === 1
-      ? (sorted[mid] as number)
-      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  if (sorted.length === 1) return format(median);
-  return `${format(median)} (${format(sorted[0] as number)}-${format(sorted.at(-1) as number)})`;
+  if (xs.length === 1) return format(xs[0] as number);
+  return `${format(median(xs))} (${format(Math.min(...xs))}-${format(Math.max(...xs))})`;
 }
 const ratio = (top: keyof typeof NAMES, bottom: keyof typeof NAMES, stat: keyof Timing): string =>
   spread(
