@@ -176,6 +176,15 @@ export function integerFlag(name: string, value: string, min = 1): number {
   return n;
 }
 
+/** A `--servers` list (`a,b,...`) as server names; throws on a name not in SERVERS. */
+export function serverNamesFlag(list: string): ServerName[] {
+  const names = list.split(',').map((name) => name.trim()) as ServerName[];
+  for (const name of names) {
+    if (!SERVERS.includes(name)) throw new TypeError(`unknown server ${name}; known: ${SERVERS}`);
+  }
+  return names;
+}
+
 /** Rounds' figures as the tables give them: the median, then (min-max) when there are several. */
 export function spread(xs: readonly number[], digits: number): string {
   const fmt = (n: number): string => n.toFixed(digits);

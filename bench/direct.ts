@@ -23,7 +23,7 @@ import {
   createPlantStore,
   createStaticTokenVerifier,
 } from '../lib/index.ts';
-import { integerFlag, median } from './_harness.ts';
+import { integerFlag, spread } from './_harness.ts';
 import { TOKEN } from './servers/_common.ts';
 import { createHonoApp } from './servers/_hono-app.ts';
 
@@ -112,33 +112,25 @@ for (let round = 0; round < rounds; round++) {
 function us(ns: number): string {
   return `${(ns / 1000).toFixed(2)} µs`;
 }
-/** The median over the rounds, with min-max when there are several. */
-function spread(xs: readonly number[], format: (x: number) => string): string {
-  if (xs.length === 1) return format(xs[0] as number);
-  return `${format(median(xs))} (${format(Math.min(...xs))}-${format(Math.max(...xs))})`;
-}
 const ratio = (top: keyof typeof NAMES, bottom: keyof typeof NAMES, stat: keyof Timing): string =>
   spread(
     timings.map((t) => t[top][stat] / t[bottom][stat]),
-    (x) => x.toFixed(2),
+    2,
+  );
+/** A call's timings over the rounds, in µs. */
+const micros = (key: keyof typeof NAMES, stat: keyof Timing): string =>
+  spread(
+    timings.map((t) => t[key][stat] / 1000),
+    2,
   );
 
 const lines = [
   '',
   `Medians of ${rounds} round(s) (min-max); each round times every call once, in rotated order.`,
   '',
-  '| per call | avg | p50 |',
+  '| per call | avg µs | p50 µs |',
   '| --- | ---: | ---: |',
-  ...KEYS.map(
-    (key) =>
-      `| ${NAMES[key]} | ${spread(
-        timings.map((t) => t[key].avg),
-        us,
-      )} | ${spread(
-        timings.map((t) => t[key].p50),
-        us,
-      )} |`,
-  ),
+  ...KEYS.map((key) => `| ${NAMES[key]} | ${micros(key, 'avg')} | ${micros(key, 'p50')} |`),
   '',
   `(b)/(a) = ${ratio('store', 'bare', 'avg')} (avg), ${ratio('store', 'bare', 'p50')} (p50); target ≤ 1.15`,
   `(c)/(b) = ${ratio('hono', 'store', 'avg')} (avg), ${ratio('hono', 'store', 'p50')} (p50); target ≥ 2`,

@@ -21,7 +21,7 @@
  *        --warmup <s> (3) --capture <s> (3) --connections <n> (50)
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -31,8 +31,8 @@ import {
   killAll,
   type RunningServer,
   runWrk,
-  SERVERS,
   type ServerName,
+  serverNamesFlag,
   spread,
   startServer,
   stopServer,
@@ -62,10 +62,7 @@ const CAPTURE_DELAY_S = 2;
 if (duration < CAPTURE_DELAY_S + capture + 1) {
   throw new TypeError(`--duration must be at least --capture + ${CAPTURE_DELAY_S + 1}`);
 }
-const names = values.servers.split(',').map((name) => name.trim()) as ServerName[];
-for (const name of names) {
-  if (!SERVERS.includes(name)) throw new TypeError(`unknown server ${name}; known: ${SERVERS}`);
-}
+const names = serverNamesFlag(values.servers);
 
 /** The server-side percentiles reported, in percent. */
 const PERCENTILES = [50, 90, 99, 99.9] as const;
@@ -124,6 +121,7 @@ async function measure(name: ServerName): Promise<Sample> {
   try {
     server = await startServer(name, 'build');
     const url = server.url;
+    const port = Number(new URL(url).port);
     if (warmup > 0) {
       await runWrk({ url, seconds: warmup, connections, threads: 1, idOffset: 1e12 });
     }
@@ -131,9 +129,9 @@ async function measure(name: ServerName): Promise<Sample> {
     // Awaited below; marked handled now so that a failed capture cannot leave it unhandled.
     load.catch(() => {});
     await sleep(CAPTURE_DELAY_S * 1000);
-    await captureTraffic(Number(new URL(url).port), capture);
+    await captureTraffic(port, capture);
     const wrk = await load;
-    const { latencies, spanMs } = readCapturedLatencies(CAPTURE_FILE, Number(new URL(url).port));
+    const { latencies, spanMs } = readCapturedLatencies(CAPTURE_FILE, port);
     if (latencies.length === 0) throw new Error('the capture holds no answered request');
     return {
       server: PERCENTILES.map((p) => percentile(latencies, p)),
@@ -151,7 +149,6 @@ async function main(): Promise<void> {
     `bench:latency: ${names.length} servers, ${rounds} round(s) of ${warmup} s warm-up + ` +
       `${duration} s under wrk, ${capture} s of it captured`,
   );
-  mkdirSync(BUILD_DIR, { recursive: true });
   await buildServers(names);
   const samples = new Map<ServerName, Sample[]>(names.map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {

@@ -26,6 +26,7 @@ import {
   runWrk,
   SERVERS,
   type ServerName,
+  serverNamesFlag,
   spread,
   startServer,
   stopServer,
@@ -52,10 +53,7 @@ const connections = integerFlag('connections', values.connections);
 const threads = integerFlag('threads', values.threads);
 const mode = values.loader as LoaderMode;
 if (mode !== 'build' && mode !== 'tsx') throw new TypeError('--loader must be build or tsx');
-const names = values.servers.split(',').map((name) => name.trim()) as ServerName[];
-for (const name of names) {
-  if (!SERVERS.includes(name)) throw new TypeError(`unknown server ${name}; known: ${SERVERS}`);
-}
+const names = serverNamesFlag(values.servers);
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
 

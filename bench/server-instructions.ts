@@ -29,7 +29,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { selfCostByFunction } from './_callgrind-functions.ts';
-import { BUILD_DIR, buildServers, SERVERS, type ServerName } from './_harness.ts';
+import { BUILD_DIR, buildServers, type ServerName, serverNamesFlag } from './_harness.ts';
 import { READY_PREFIX, TOKEN } from './servers/_common.ts';
 
 const { values } = parseArgs({
@@ -40,10 +40,7 @@ const { values } = parseArgs({
     functions: { type: 'string', default: '0' },
   },
 });
-const names = values.servers.split(',').map((name) => name.trim()) as ServerName[];
-for (const name of names) {
-  if (!SERVERS.includes(name)) throw new TypeError(`unknown server ${name}; known: ${SERVERS}`);
-}
+const names = serverNamesFlag(values.servers);
 const warmup = Number(values.warmup);
 const requests = Number(values.requests);
 const functions = Number(values.functions);
