@@ -67,6 +67,7 @@ const names = serverNamesFlag(values.servers);
 /** Samples per second: an odd rate, so the sampling does not beat with a periodic timer. */
 const SAMPLE_HZ = 1999;
 const RECORD_FILE = join(BUILD_DIR, 'core-time.perf');
+const V8_LOG_FILE = join(BUILD_DIR, 'core-time-v8.log');
 
 /** Where a sample of the server's core fell. */
 const CATEGORIES = {
@@ -171,7 +172,12 @@ function symbolKey(object: string, symbol: string): string {
 async function measure(name: ServerName): Promise<Sample> {
   let server: RunningServer | undefined;
   try {
-    server = await startServer(name, 'build', ['--perf-basic-prof']);
+    // --perf-basic-prof also turns on V8's log, which would land in the working directory.
+    server = await startServer(name, 'build', [
+      '--perf-basic-prof',
+      '--no-logfile-per-isolate',
+      `--logfile=${V8_LOG_FILE}`,
+    ]);
     const url = server.url;
     if (warmup > 0) {
       await runWrk({ url, seconds: warmup, connections: 50, threads: 1, idOffset: 1e12 });
@@ -204,6 +210,7 @@ async function measure(name: ServerName): Promise<Sample> {
       rmSync(`/tmp/perf-${pid}.map`, { force: true });
     }
     rmSync(RECORD_FILE, { force: true });
+    rmSync(V8_LOG_FILE, { force: true });
   }
 }
 
