@@ -7,9 +7,10 @@
  * (pinned to wrk's core, sampling the server's core on its clock) samples everything that core
  * runs: the server's JavaScript, V8 and node's C++, the garbage collector, the kernel's TCP and
  * loopback work done for the server, and the time the core sat idle waiting for requests. Each
- * share of the samples, divided by the requests answered meanwhile, gives microseconds per
- * request, so servers compare by what a request costs them rather than by how the machine ran
- * that minute. Then the symbols whose cost per request differs most from the first server's.
+ * share of the samples, divided by the requests answered meanwhile (wrk's rate times the sampled
+ * seconds), gives microseconds of the core per request, so servers compare by what a request
+ * cost them whatever their req/s. Then the symbols whose cost per request differs most from the
+ * first server's.
  *
  * Servers run with `--perf-basic-prof`, so JavaScript frames have names. Interleaved rounds as in
  * `npm run bench`; medians with min-max.
@@ -86,8 +87,8 @@ const GC_SYMBOL = /Scaveng|Marking|MarkCompact|Sweep|Evacuat|Compactor|GCTracer|
 /** A perf sample's process and shared object, and its symbol, classified. */
 function categoryOf(command: string, object: string, symbol: string): Category {
   if (command === 'swapper') return 'idle';
-  // The server is node; V8's helper threads name themselves (V8 DefaultWorke).
-  if (command !== 'node' && !command.startsWith('V8 ')) return 'other';
+  // Every thread of the server, V8's helpers included, is named node.
+  if (command !== 'node') return 'other';
   if (object === '[kernel.kallsyms]') return 'kernel';
   if (GC_SYMBOL.test(symbol)) return 'gc';
   if (symbol.startsWith('JS:')) return symbol.includes(' node:') ? 'node' : 'js';
@@ -139,7 +140,7 @@ function readRecording(): { command: string; object: string; symbol: string; sam
   );
   const rows = [];
   // "  12.34%  567  node  [kernel.kallsyms]  [k] tcp_ack": columns apart by two spaces or more,
-  // while a process or object name may hold one ("V8 DefaultWorke", "[JIT] tid 6616").
+  // while a process or object name may hold one ("kworker/0:2-eve", "[JIT] tid 6616").
   const line = /^\s*[\d.]+%\s+(\d+)\s+(.+?)\s{2,}(.+?)\s+\[.\]\s+(.*)$/;
   for (const text of report.split('\n')) {
     const match = line.exec(text);
