@@ -192,6 +192,14 @@ export function spread(xs: readonly number[], digits: number): string {
   return `${fmt(median(xs))} (${fmt(Math.min(...xs))}-${fmt(Math.max(...xs))})`;
 }
 
+/**
+ * The items in round `round`'s order: rotated by one each round, so that no item always runs
+ * first or last.
+ */
+export function rotated<T>(items: readonly T[], round: number): T[] {
+  return items.map((_, i) => items[(i + round) % items.length] as T);
+}
+
 /** The CPU time (user + system) the process has used so far, in milliseconds. */
 export function cpuMillis(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -364,6 +372,54 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
       }
     });
   });
+}
+
+/** How `observeUnderLoad` loads a server. */
+export interface LoadOptions {
+  /** Seconds of wrk before the measured run (0 for none). */
+  readonly warmup: number;
+  /** Seconds of the measured wrk run. */
+  readonly duration: number;
+  /** Seconds into the measured run when the observation starts. */
+  readonly delay: number;
+  readonly connections: number;
+  /** Node flags the server starts with. */
+  readonly nodeFlags?: readonly string[];
+}
+
+/**
+ * Starts a server (its `build`), warms it up with wrk, then runs the measured wrk load and,
+ * `delay` seconds into it, `observe` (a capture, a recording) while the load goes on. Resolves
+ * with what `observe` found and wrk's figures for the whole measured run; the server is
+ * stopped either way.
+ */
+export async function observeUnderLoad<T>(
+  name: ServerName,
+  options: LoadOptions,
+  observe: (server: RunningServer) => Promise<T>,
+): Promise<{ observed: T; wrk: WrkResult }> {
+  const server = await startServer(name, 'build', options.nodeFlags);
+  try {
+    const { url } = server;
+    const { connections } = options;
+    if (options.warmup > 0) {
+      await runWrk({ url, seconds: options.warmup, connections, threads: 1, idOffset: 1e12 });
+    }
+    const load = runWrk({
+      url,
+      seconds: options.duration,
+      connections,
+      threads: 1,
+      idOffset: 2e12,
+    });
+    // Awaited below; marked handled now so that a failed observation cannot leave it unhandled.
+    load.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, options.delay * 1000));
+    const observed = await observe(server);
+    return { observed, wrk: await load };
+  } finally {
+    await stopServer(server);
+  }
 }
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };

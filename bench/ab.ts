@@ -30,6 +30,7 @@ import {
   median,
   ROOT_DIR,
   type RunningServer,
+  rotated,
   runWrk,
   SERVERS,
   type ServerName,
@@ -135,11 +136,7 @@ async function main(): Promise<void> {
   for (const contender of contenders) await check(contender);
   const samples = new Map<string, Sample[]>(contenders.map(({ label }) => [label, []]));
   for (let round = 0; round < rounds; round++) {
-    // Rotate the order, so no contender always runs first or last.
-    const order = contenders.map(
-      (_, i) => contenders[(i + round) % contenders.length] as Contender,
-    );
-    for (const contender of order) {
+    for (const contender of rotated(contenders, round)) {
       const sample = await measure(contender);
       samples.get(contender.label)?.push(sample);
       log(

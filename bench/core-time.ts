@@ -31,14 +31,12 @@ import {
   integerFlag,
   killAll,
   median,
-  type RunningServer,
-  runWrk,
+  observeUnderLoad,
+  rotated,
   SERVER_CORE,
   type ServerName,
   serverNamesFlag,
   spread,
-  startServer,
-  stopServer,
   WRK_CORE,
 } from './_harness.ts';
 
@@ -104,7 +102,6 @@ interface Sample {
 }
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Samples the server's core for `seconds` into RECORD_FILE, perf itself on wrk's core. */
 function recordCore(seconds: number): Promise<void> {
@@ -171,33 +168,28 @@ function symbolKey(object: string, symbol: string): string {
 }
 
 async function measure(name: ServerName): Promise<Sample> {
-  let server: RunningServer | undefined;
+  let pid: number | undefined;
   try {
-    // --perf-basic-prof also turns on V8's log, which would land in the working directory.
-    server = await startServer(name, 'build', [
-      '--perf-basic-prof',
-      '--no-logfile-per-isolate',
-      `--logfile=${V8_LOG_FILE}`,
-    ]);
-    const url = server.url;
-    if (warmup > 0) {
-      await runWrk({ url, seconds: warmup, connections: 50, threads: 1, idOffset: 1e12 });
-    }
-    const load = runWrk({ url, seconds: duration, connections: 50, threads: 1, idOffset: 2e12 });
-    // Awaited below; marked handled now so that a failed recording cannot leave it unhandled.
-    load.catch(() => {});
-    await sleep(RECORD_DELAY_S * 1000);
-    await recordCore(record);
-    const wrk = await load;
+    const load = {
+      warmup,
+      duration,
+      delay: RECORD_DELAY_S,
+      connections: 50,
+      // --perf-basic-prof also turns on V8's log, which would land in the working directory.
+      nodeFlags: ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${V8_LOG_FILE}`],
+    };
+    const { wrk } = await observeUnderLoad(name, load, (server) => {
+      pid = server.pid;
+      return recordCore(record);
+    });
     if (wrk.errors > 0) throw new Error(`${wrk.errors} failed requests`);
-    const rows = readRecording();
     const requests = wrk.requestsPerSecond * record;
     const microsPerSample = 1e6 / SAMPLE_HZ;
     const byCategory = Object.fromEntries(
       Object.keys(CATEGORIES).map((category) => [category, 0]),
     ) as Record<Category, number>;
     const bySymbol = new Map<string, number>();
-    for (const row of rows) {
+    for (const row of readRecording()) {
       const micros = (row.samples * microsPerSample) / requests;
       byCategory[categoryOf(row.command, row.object, row.symbol)] += micros;
       const key = symbolKey(row.object, row.symbol);
@@ -205,11 +197,8 @@ async function measure(name: ServerName): Promise<Sample> {
     }
     return { requestsPerSecond: wrk.requestsPerSecond, byCategory, bySymbol };
   } finally {
-    if (server) {
-      const pid = server.pid;
-      await stopServer(server);
-      rmSync(`/tmp/perf-${pid}.map`, { force: true });
-    }
+    // The perf map names the JavaScript frames for the report; node leaves it behind.
+    if (pid !== undefined) rmSync(`/tmp/perf-${pid}.map`, { force: true });
     rmSync(RECORD_FILE, { force: true });
     rmSync(V8_LOG_FILE, { force: true });
   }
@@ -240,7 +229,7 @@ async function main(): Promise<void> {
   await buildServers(names);
   const samples = new Map<ServerName, Sample[]>(names.map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length] as ServerName);
+    const order = rotated(names, round);
     log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
     for (const name of order) {
       try {

@@ -30,7 +30,7 @@ import {
   createPlantStore,
   createStaticTokenVerifier,
 } from '../lib/index.ts';
-import { integerFlag, spread } from './_harness.ts';
+import { integerFlag, rotated, spread } from './_harness.ts';
 import { TOKEN } from './servers/_common.ts';
 import { createHonoApp } from './servers/_hono-app.ts';
 
@@ -115,7 +115,7 @@ interface Timing {
 const timings: Record<keyof typeof NAMES, Timing>[] = [];
 for (let round = 0; round < rounds; round++) {
   // Rotated, so no call always runs first or last in a round.
-  const order = KEYS.map((_, i) => KEYS[(i + round) % KEYS.length] as keyof typeof NAMES);
+  const order = rotated(KEYS, round);
   const timing = {} as Record<keyof typeof NAMES, Timing>;
   for (const key of order) {
     const { avg, p50 } = await measure(CALLS[key]);

@@ -29,13 +29,11 @@ import {
   buildServers,
   integerFlag,
   killAll,
-  type RunningServer,
-  runWrk,
+  observeUnderLoad,
+  rotated,
   type ServerName,
   serverNamesFlag,
   spread,
-  startServer,
-  stopServer,
   WRK_CORE,
   type WrkResult,
 } from './_harness.ts';
@@ -69,7 +67,6 @@ const PERCENTILES = [50, 90, 99, 99.9] as const;
 const CAPTURE_FILE = join(BUILD_DIR, 'latency.pcap');
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Sample {
   /** Server-side latency percentiles, milliseconds, in the order of PERCENTILES. */
@@ -117,20 +114,13 @@ function captureTraffic(port: number, seconds: number): Promise<void> {
 }
 
 async function measure(name: ServerName): Promise<Sample> {
-  let server: RunningServer | undefined;
   try {
-    server = await startServer(name, 'build');
-    const url = server.url;
-    const port = Number(new URL(url).port);
-    if (warmup > 0) {
-      await runWrk({ url, seconds: warmup, connections, threads: 1, idOffset: 1e12 });
-    }
-    const load = runWrk({ url, seconds: duration, connections, threads: 1, idOffset: 2e12 });
-    // Awaited below; marked handled now so that a failed capture cannot leave it unhandled.
-    load.catch(() => {});
-    await sleep(CAPTURE_DELAY_S * 1000);
-    await captureTraffic(port, capture);
-    const wrk = await load;
+    const load = { warmup, duration, delay: CAPTURE_DELAY_S, connections };
+    const { observed: port, wrk } = await observeUnderLoad(name, load, async (server) => {
+      const port = Number(new URL(server.url).port);
+      await captureTraffic(port, capture);
+      return port;
+    });
     const { latencies, spanMs } = readCapturedLatencies(CAPTURE_FILE, port);
     if (latencies.length === 0) throw new Error('the capture holds no answered request');
     return {
@@ -139,7 +129,6 @@ async function measure(name: ServerName): Promise<Sample> {
       wrk,
     };
   } finally {
-    if (server) await stopServer(server);
     rmSync(CAPTURE_FILE, { force: true });
   }
 }
@@ -152,7 +141,7 @@ async function main(): Promise<void> {
   await buildServers(names);
   const samples = new Map<ServerName, Sample[]>(names.map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length] as ServerName);
+    const order = rotated(names, round);
     log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
     for (const name of order) {
       try {

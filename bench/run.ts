@@ -23,6 +23,7 @@ import {
   median,
   peakRssKiB,
   type RunningServer,
+  rotated,
   runWrk,
   SERVERS,
   type ServerName,
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
   const samples = new Map<ServerName, Sample[]>(measured.map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     // Round-robin: each round starts one server later, so no server always runs first or last.
-    const order = measured.map((_, i) => measured[(i + round) % measured.length] as ServerName);
+    const order = rotated(measured, round);
     log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
     for (const name of order) {
       try {
