@@ -382,6 +382,7 @@ export interface LoadOptions {
   readonly duration: number;
   /** Seconds into the measured run when the observation starts. */
   readonly delay: number;
+  /** wrk's keep-alive connections. */
   readonly connections: number;
   /** Node flags the server starts with. */
   readonly nodeFlags?: readonly string[];
