@@ -200,6 +200,35 @@ export function rotated<T>(items: readonly T[], round: number): T[] {
   return items.map((_, i) => items[(i + round) % items.length] as T);
 }
 
+/**
+ * Measures every server once a round for `rounds` rounds, in `rotated` order, and logs each
+ * round, each sample (as `describe` words it) and each failure on stderr. A server that fails
+ * in a round has no sample for it; the others go on.
+ */
+export async function interleavedRounds<S>(
+  names: readonly ServerName[],
+  rounds: number,
+  measure: (name: ServerName, round: number) => Promise<S>,
+  describe: (sample: S) => string,
+): Promise<Map<ServerName, S[]>> {
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const samples = new Map<ServerName, S[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = rotated(names, round);
+    log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
+    for (const name of order) {
+      try {
+        const sample = await measure(name, round);
+        samples.get(name)?.push(sample);
+        log(`  ${name}: ${describe(sample)}`);
+      } catch (error) {
+        log(`  ${name}: FAILED ${(error as Error).message}`);
+      }
+    }
+  }
+  return samples;
+}
+
 /** The CPU time (user + system) the process has used so far, in milliseconds. */
 export function cpuMillis(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

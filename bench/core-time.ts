@@ -29,10 +29,10 @@ import {
   BUILD_DIR,
   buildServers,
   integerFlag,
+  interleavedRounds,
   killAll,
   median,
   observeUnderLoad,
-  rotated,
   SERVER_CORE,
   type ServerName,
   serverNamesFlag,
@@ -227,23 +227,14 @@ async function main(): Promise<void> {
       `${duration} s under wrk, ${record} s of it sampled`,
   );
   await buildServers(names);
-  const samples = new Map<ServerName, Sample[]>(names.map((name) => [name, []]));
-  for (let round = 0; round < rounds; round++) {
-    const order = rotated(names, round);
-    log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
-    for (const name of order) {
-      try {
-        const sample = await measure(name);
-        samples.get(name)?.push(sample);
-        const busy = total(sample) - sample.byCategory.idle;
-        log(
-          `  ${name}: ${sample.requestsPerSecond.toFixed(0)} req/s, ${busy.toFixed(2)} µs busy per request`,
-        );
-      } catch (error) {
-        log(`  ${name}: FAILED ${(error as Error).message}`);
-      }
-    }
-  }
+  const samples = await interleavedRounds(
+    names,
+    rounds,
+    measure,
+    (sample) =>
+      `${sample.requestsPerSecond.toFixed(0)} req/s, ` +
+      `${(total(sample) - sample.byCategory.idle).toFixed(2)} µs busy per request`,
+  );
 
   const categories = Object.keys(CATEGORIES) as Category[];
   const lines = [

@@ -28,9 +28,9 @@ import {
   BUILD_DIR,
   buildServers,
   integerFlag,
+  interleavedRounds,
   killAll,
   observeUnderLoad,
-  rotated,
   type ServerName,
   serverNamesFlag,
   spread,
@@ -139,24 +139,14 @@ async function main(): Promise<void> {
       `${duration} s under wrk, ${capture} s of it captured`,
   );
   await buildServers(names);
-  const samples = new Map<ServerName, Sample[]>(names.map((name) => [name, []]));
-  for (let round = 0; round < rounds; round++) {
-    const order = rotated(names, round);
-    log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
-    for (const name of order) {
-      try {
-        const sample = await measure(name);
-        samples.get(name)?.push(sample);
-        log(
-          `  ${name}: server-side ${PERCENTILES.map((p, i) => `p${p} ${sample.server[i]?.toFixed(2)}`).join(', ')} ms; ` +
-            `wrk p99 ${sample.wrk.p99} ms, ${sample.wrk.requestsPerSecond.toFixed(0)} req/s` +
-            (sample.wrk.errors > 0 ? `, ${sample.wrk.errors} ERRORS` : ''),
-        );
-      } catch (error) {
-        log(`  ${name}: FAILED ${(error as Error).message}`);
-      }
-    }
-  }
+  const samples = await interleavedRounds(names, rounds, measure, (sample) => {
+    const server = PERCENTILES.map((p, i) => `p${p} ${sample.server[i]?.toFixed(2)}`);
+    return (
+      `server-side ${server.join(', ')} ms; ` +
+      `wrk p99 ${sample.wrk.p99} ms, ${sample.wrk.requestsPerSecond.toFixed(0)} req/s` +
+      (sample.wrk.errors > 0 ? `, ${sample.wrk.errors} ERRORS` : '')
+    );
+  });
 
   const lines = [
     `| server | ${PERCENTILES.map((p) => `server p${p} ms`).join(' | ')} | captured req/s | wrk p50 ms | wrk p99 ms |`,

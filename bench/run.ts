@@ -18,12 +18,12 @@ import {
   buildServers,
   checkServer,
   integerFlag,
+  interleavedRounds,
   killAll,
   type LoaderMode,
   median,
   peakRssKiB,
   type RunningServer,
-  rotated,
   runWrk,
   SERVERS,
   type ServerName,
@@ -62,7 +62,7 @@ interface Sample extends WrkResult {
   readonly rssKiB: number | undefined;
 }
 
-async function measure(name: ServerName, round: number): Promise<Sample> {
+async function measure(name: ServerName): Promise<Sample> {
   let server: RunningServer | undefined;
   try {
     server = await startServer(name, mode);
@@ -77,11 +77,6 @@ async function measure(name: ServerName, round: number): Promise<Sample> {
       idOffset: 2e12,
     });
     const rssKiB = peakRssKiB(server.pid);
-    log(
-      `  round ${round + 1} ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, ` +
-        `p50 ${result.p50} ms, p99 ${result.p99} ms, RSS ${((rssKiB ?? 0) / 1024).toFixed(1)} MiB` +
-        (result.errors > 0 ? `, ${result.errors} ERRORS` : ''),
-    );
     if (values.raw) log(result.raw);
     return { ...result, rssKiB };
   } finally {
@@ -115,19 +110,15 @@ async function main(): Promise<void> {
   }
   const measured = names.filter((name) => !failed.has(name));
 
-  const samples = new Map<ServerName, Sample[]>(measured.map((name) => [name, []]));
-  for (let round = 0; round < rounds; round++) {
-    // Round-robin: each round starts one server later, so no server always runs first or last.
-    const order = rotated(measured, round);
-    log(`round ${round + 1}/${rounds}: ${order.join(', ')}`);
-    for (const name of order) {
-      try {
-        samples.get(name)?.push(await measure(name, round));
-      } catch (error) {
-        log(`  round ${round + 1} ${name}: FAILED ${(error as Error).message}`);
-      }
-    }
-  }
+  const samples = await interleavedRounds(
+    measured,
+    rounds,
+    measure,
+    (sample) =>
+      `${sample.requestsPerSecond.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
+      `RSS ${((sample.rssKiB ?? 0) / 1024).toFixed(1)} MiB` +
+      (sample.errors > 0 ? `, ${sample.errors} ERRORS` : ''),
+  );
 
   const baseline = samples.get('node-http') ?? [];
   const baseRps = baseline.length > 0 ? median(baseline.map((s) => s.requestsPerSecond)) : NaN;
