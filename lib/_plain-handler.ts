@@ -6,7 +6,7 @@ import type { BodyReadFailure } from './_read-body.ts';
  * `Request` or a `Response` (on Node 20 those cost several times the plant logic itself).
  * Module-private: hosts never see it, and a wrapped handler simply takes the generic path.
  */
-export const PLAIN_HANDLER: unique symbol = Symbol('plant-store.plain-handler');
+export const PLAIN_HANDLER: unique symbol = Symbol();
 
 /**
  * How the operation learns that the client went away: the part of an `AbortSignal` it uses, so
