@@ -42,16 +42,16 @@ export function createDeadlines(timeoutMs: number): Deadlines {
 
   function unlink(entry: Deadline): void {
     const { older, newer } = entry;
-    if (older === undefined) oldest = newer;
+    if (!older) oldest = newer;
     else older.newer = newer;
-    if (newer === undefined) newest = older;
+    if (!newer) newest = older;
     else newer.older = older;
     entry.older = entry.newer = undefined;
   }
 
   function fire(): void {
     const now = performance.now();
-    for (let due = oldest; due !== undefined; due = oldest) {
+    for (let due = oldest; due; due = oldest) {
       if (due.dueAt > now) {
         // Wake up again when the oldest still in time falls due (timers may fire a fraction of
         // a millisecond early by this clock, hence the ceiling). An `expire` that started a
@@ -69,7 +69,7 @@ export function createDeadlines(timeoutMs: number): Deadlines {
     start(entry) {
       entry.dueAt = performance.now() + timeoutMs;
       entry.older = newest;
-      if (newest === undefined) oldest = entry;
+      if (!newest) oldest = entry;
       else newest.newer = entry;
       newest = entry;
       if (timer === undefined) timer = setTimeout(fire, timeoutMs);
@@ -77,10 +77,10 @@ export function createDeadlines(timeoutMs: number): Deadlines {
     },
     stop(entry) {
       // Only the oldest entry has no older one: any other entry without one is not queued.
-      if (entry !== oldest && entry.older === undefined) return;
+      if (entry !== oldest && !entry.older) return;
       unlink(entry);
       // An empty queue lets the timer run out without holding the process open.
-      if (oldest === undefined) timer?.unref();
+      if (!oldest) timer?.unref();
     },
   };
 }

@@ -76,7 +76,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
 
     /** The signal for collaborators; fires when the create ends early. */
     get signal(): AbortSignal {
-      if (this.#controller === undefined) {
+      if (!this.#controller) {
         this.#controller = new AbortController();
         // A create that ended early made its controller then (aborted), so this one is live.
         if (!this.#clientLeft()) {
@@ -164,7 +164,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
       if (this.#clientLeft()) return;
       try {
         const reply = step.call(this, value);
-        if (reply !== undefined) this.#finish(reply);
+        if (reply) this.#finish(reply);
       } catch (error) {
         this.fail(error);
       }
@@ -219,7 +219,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
     if (input.method !== 'POST') answer(errorReply('ERR_METHOD_NOT_ALLOWED'));
     else {
       const token = bearerToken(input.authorization);
-      if (token === undefined) answer(errorReply('ERR_MISSING_TOKEN'));
+      if (!token) answer(errorReply('ERR_MISSING_TOKEN'));
       else new PlantCreate(input, token, answer);
     }
   };

@@ -95,7 +95,7 @@ export function errorReply(code: PlantApiErrorCode, message?: string): ErrorRepl
   const { status, message: defaultMessage, headers } = ERRORS[code];
   return {
     status,
-    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
     body: JSON.stringify({ error: status, message: message ?? defaultMessage }),
   };
 }
