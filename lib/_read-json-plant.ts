@@ -101,7 +101,7 @@ const NUMBER_AT = /\s*(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/y;
 function integerAt(text: string, index: number): bigint | number {
   NUMBER_AT.lastIndex = index;
   const match = NUMBER_AT.exec(text);
-  if (match === null) return Number.NaN;
+  if (match === null) return NaN;
   const [, sign, whole = '', fraction = '', exponentText = '0'] = match;
   let digits = (whole + fraction).replace(/^0+/, '');
   if (digits === '') return 0n; // every spelling of zero, -0 included
@@ -111,7 +111,7 @@ function integerAt(text: string, index: number): bigint | number {
   const significant = digits.replace(/0+$/, '');
   exponent += digits.length - significant.length;
   digits = significant;
-  if (exponent < 0) return Number.NaN;
+  if (exponent < 0) return NaN;
   // 19 digits is the most an int64 has; anything longer is out of range, so skip the BigInt.
   if (digits.length + exponent > 19) return sign === '-' ? INT64_MIN - 1n : INT64_MAX + 1n;
   const magnitude = BigInt(digits) * 10n ** BigInt(exponent);
