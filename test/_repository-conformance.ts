@@ -30,6 +30,7 @@ export interface RepositoryConformanceOptions {
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 const TWO_POW_53 = 2n ** 53n;
+const TWO_POW_30 = 2n ** 30n;
 
 /**
  * Registers the conformance cases for one repository under `describe(name)`.
@@ -143,6 +144,24 @@ export function describeRepositoryConformance(
       ],
       ['around -2^53', [-TWO_POW_53 + 1n, -TWO_POW_53, -TWO_POW_53 - 1n, -TWO_POW_53 - 2n]],
       ['around zero', [-1n, 0n, 1n]],
+      // A repository that splits ids into parts (the memory repository keys a safe id by its
+      // quotient and remainder by 2^30) must keep ids apart that share either part.
+      [
+        'equal in their low 30 bits or in the rest',
+        [
+          5n,
+          5n + TWO_POW_30,
+          5n + 2n * TWO_POW_30,
+          5n - TWO_POW_30,
+          -5n,
+          -5n - TWO_POW_30,
+          TWO_POW_30,
+          -TWO_POW_30,
+          TWO_POW_30 - 1n,
+          1n - TWO_POW_30,
+          TWO_POW_53 - 1n - TWO_POW_30,
+        ],
+      ],
     ] as const) {
       it(`keeps every id distinct and exact when ids are ${title}`, () =>
         withRepository(async (repository) => {
