@@ -22,9 +22,9 @@ const SPLIT = 2 ** 30;
 export function createMemoryRepository(): PlantRepository {
   // A safe id (|id| < 2^53) is keyed by two small integers: its quotient by 2^30 (truncated;
   // it fits `| 0`) picks the table, its remainder the entry. V8 keeps both unboxed, so no key is
-  // a heap object to allocate, follow on each lookup and move in each scavenge; with `bigint`
-  // keys this table was the costliest part of a create under load. Every other id is kept in
-  // one more table, by its `bigint`.
+  // a heap object to allocate, follow on each lookup and move in each scavenge (`bigint` keys
+  // cost the standalone server 6% of its req/s: bench/RESULTS.md). Every other id is kept in one
+  // more table, by its `bigint`.
   const tables = new Map<number, Map<number | bigint, Plant>>();
   return {
     // Deliberately does not read context.signal: the store makes a signal only when it is read
