@@ -26,6 +26,7 @@ import {
   bundleServer,
   checkServer,
   cpuMillis,
+  integerFlag,
   killAll,
   median,
   ROOT_DIR,
@@ -48,9 +49,9 @@ const { values, positionals } = parseArgs({
   },
 });
 
-const rounds = Number(values.rounds);
-const duration = Number(values.duration);
-const warmup = Number(values.warmup);
+const rounds = integerFlag('rounds', values.rounds);
+const duration = integerFlag('duration', values.duration);
+const warmup = integerFlag('warmup', values.warmup, 0);
 const baselines = values.baselines.split(',').filter((name) => name !== '') as ServerName[];
 for (const name of baselines) {
   if (!SERVERS.includes(name)) throw new TypeError(`unknown baseline ${name}; known: ${SERVERS}`);

@@ -16,6 +16,7 @@ import {
   BENCH_DIR,
   buildServers,
   checkServer,
+  integerFlag,
   killAll,
   type LoaderMode,
   ROOT_DIR,
@@ -39,9 +40,9 @@ const { values } = parseArgs({
 const name = values.server as ServerName;
 if (!SERVERS.includes(name)) throw new TypeError(`unknown server ${name}`);
 const mode = values.loader as LoaderMode;
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const top = Number(values.top);
+const duration = integerFlag('duration', values.duration);
+const connections = integerFlag('connections', values.connections);
+const top = integerFlag('top', values.top, 0);
 
 interface CallFrame {
   functionName: string;

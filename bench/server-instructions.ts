@@ -29,7 +29,13 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { selfCostByFunction } from './_callgrind-functions.ts';
-import { BUILD_DIR, buildServers, type ServerName, serverNamesFlag } from './_harness.ts';
+import {
+  BUILD_DIR,
+  buildServers,
+  integerFlag,
+  type ServerName,
+  serverNamesFlag,
+} from './_harness.ts';
 import { READY_PREFIX, TOKEN } from './servers/_common.ts';
 
 const { values } = parseArgs({
@@ -41,9 +47,9 @@ const { values } = parseArgs({
   },
 });
 const names = serverNamesFlag(values.servers);
-const warmup = Number(values.warmup);
-const requests = Number(values.requests);
-const functions = Number(values.functions);
+const warmup = integerFlag('warmup', values.warmup);
+const requests = integerFlag('requests', values.requests);
+const functions = integerFlag('functions', values.functions, 0);
 const OUT_DIR = join(BUILD_DIR, 'callgrind');
 const CONNECTIONS = 50;
 /** The ready line a benchmark server prints, with its port. */
