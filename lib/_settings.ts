@@ -7,6 +7,8 @@
  * @module
  */
 
+import { B64TOKEN } from './_bearer-token.ts';
+
 /** The environment as the parser reads it: `process.env` fits. */
 export type SettingsEnv = Readonly<Record<string, string | undefined>>;
 
@@ -69,9 +71,6 @@ export type ParseSettingsResult =
 export const DEFAULT_PORT = 3000;
 /** The default `HOST`: loopback only, so a fresh start is not reachable from the network. */
 export const DEFAULT_HOST = '127.0.0.1';
-
-// RFC 6750 b64token: a token outside it could never be presented, so it is a bad setting.
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** The settings that select JWT mode, in the order an error names them. */
 const JWT_SETTINGS = [

@@ -1,3 +1,4 @@
+import { B64TOKEN } from './_bearer-token.ts';
 import type { TokenVerdict, TokenVerifier } from './types.ts';
 
 const ACCEPTED: TokenVerdict = Object.freeze({ valid: true });
@@ -10,19 +11,33 @@ const REJECTED: TokenVerdict = Object.freeze({ valid: false });
  * by code unit without an early exit, so the time taken depends only on the lengths and the
  * number of accepted tokens, never on how much of a secret it matched.
  *
- * @param tokens The accepted tokens: at least one, none empty.
+ * A misuse fails here rather than at the first request: one string in place of a list (a
+ * string is iterable, and each of its characters would become a token), an empty list, and a
+ * token that is not an RFC 6750 `b64token`, which no client could ever present.
+ *
+ * @param tokens The accepted tokens: at least one, each a `b64token`.
  * @returns A synchronous verifier; it hands back no principal.
- * @throws {TypeError} When the list is empty or holds an empty or non-string token.
+ * @throws {TypeError} When `tokens` is a string or not a list, is empty, or holds a token that is
+ *   not a non-empty `b64token` (letters, digits, `-._~+/`, then optional `=`).
  * @example
  * ```ts
  * const verifier = createStaticTokenVerifier(['s3cr3t-token']);
  * verifier.verify('s3cr3t-token', { signal: AbortSignal.timeout(1000) }); // { valid: true }
  * ```
  */
-export function createStaticTokenVerifier(tokens: Iterable<string>): TokenVerifier {
+export function createStaticTokenVerifier(
+  tokens: readonly string[] | ReadonlySet<string>,
+): TokenVerifier {
+  if (typeof tokens === 'string' || typeof tokens?.[Symbol.iterator] !== 'function') {
+    throw new TypeError(
+      "createStaticTokenVerifier takes a list of tokens, not one string: createStaticTokenVerifier(['s3cr3t'])",
+    );
+  }
   const secrets = Array.from(tokens, (token) => {
-    if (typeof token !== 'string' || token === '') {
-      throw new TypeError('createStaticTokenVerifier takes non-empty string tokens');
+    if (typeof token !== 'string' || !B64TOKEN.test(token)) {
+      throw new TypeError(
+        'createStaticTokenVerifier takes tokens that are RFC 6750 b64tokens (letters, digits, -._~+/, then optional =)',
+      );
     }
     return token;
   });
