@@ -8,6 +8,7 @@ import { errorReply, JSON_HEADERS, PlantApiError } from './errors.ts';
 import type {
   CreatePlantOutcome,
   NewPlant,
+  Plant,
   PlantRepository,
   TokenVerdict,
   TokenVerifier,
@@ -115,9 +116,11 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
       this.#then(this.#verified, verifier.verify(token, new CollaboratorContext(this)));
     }
 
-    #verified(verdict: TokenVerdict | undefined): Reply | undefined {
-      // Fail closed: only an explicit { valid: true } lets a request through.
-      if (verdict?.valid !== true) return errorReply('ERR_INVALID_TOKEN');
+    #verified(verdict: TokenVerdict): Reply | undefined {
+      // Fail closed: only an explicit { valid: true } lets a request through, and a verdict of
+      // another shape is the host's bug, said in onError, not a client's bad token.
+      if (!isVerdict(verdict)) throw malformed('ERR_MALFORMED_VERDICT', verdict);
+      if (!verdict.valid) return errorReply('ERR_INVALID_TOKEN');
       this.#principal = verdict.principal;
       const input = this.#input;
       if (!input.hasBody || input.declaredLength === 0) return errorReply('ERR_BODY_REQUIRED');
@@ -140,6 +143,7 @@ export function createPlantOperation(settings: CreateSettings): CreatePlant {
 
     #stored(outcome: CreatePlantOutcome): Reply {
       const plant = this.#plant as NewPlant;
+      if (!isOutcome(outcome)) throw malformed('ERR_MALFORMED_OUTCOME', outcome);
       // Not created: an idempotent replay if the stored plant has the same content, else a
       // conflict. A store may hand back an absent tag as null (SQL) or undefined: no tag.
       if (!outcome.created) {
@@ -240,6 +244,51 @@ class CollaboratorContext {
 
   get signal(): AbortSignal {
     return this.#create.signal;
+  }
+}
+
+/** Whether a verifier's answer is a `TokenVerdict`. */
+function isVerdict(verdict: unknown): verdict is TokenVerdict {
+  return typeof (verdict as TokenVerdict | null)?.valid === 'boolean';
+}
+
+/**
+ * Whether a repository's answer is a `CreatePlantOutcome`: created, or not with the stored
+ * plant (a store may hand back an absent tag as `null` or `undefined`).
+ */
+function isOutcome(outcome: unknown): outcome is CreatePlantOutcome {
+  const { created, existing } = (outcome ?? {}) as { created?: unknown; existing?: Plant };
+  if (created === true) return true;
+  return (
+    created === false &&
+    typeof existing?.name === 'string' &&
+    (existing.tag == null || typeof existing.tag === 'string')
+  );
+}
+
+/** What the two collaborators must answer, as the error that says a host's one did not. */
+const SHAPES = {
+  ERR_MALFORMED_VERDICT:
+    'TokenVerifier.verify must answer (or resolve to) { valid: true, principal? } or { valid: false }',
+  ERR_MALFORMED_OUTCOME:
+    'PlantRepository.create must answer (or resolve to) { created: true } or { created: false, existing: { name, tag? } }',
+} as const;
+
+/** The error for a collaborator's answer of the wrong shape: what it must be, what it was. */
+function malformed(code: keyof typeof SHAPES, answer: unknown): PlantApiError {
+  return new PlantApiError(code, `${SHAPES[code]}, and it answered ${shapeOf(answer)}`);
+}
+
+/** A value as a message names it: its kind, never its content (a principal may be personal). */
+function shapeOf(value: unknown): string {
+  switch (typeof value) {
+    case 'object':
+      return value === null ? 'null' : `an object with the keys [${Object.keys(value).join(', ')}]`;
+    case 'undefined':
+    case 'boolean':
+      return String(value);
+    default:
+      return `a ${typeof value}`;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { BodySink } from './_plain-handler.ts';
+import { PlantApiError } from './errors.ts';
 
 /** Why a body could not be read whole. */
 export type BodyReadFailure = 'ERR_BODY_TOO_LARGE' | 'ERR_BODY_REQUIRED';
@@ -14,10 +15,11 @@ export async function readBody(
   maxBytes: number,
   sink: BodySink,
 ): Promise<void> {
-  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
+    // Inside the try: a stream someone else holds throws here, and that must reach the sink.
+    const reader = body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -38,4 +40,18 @@ export async function readBody(
   } catch (error) {
     sink.fail(error);
   }
+}
+
+/**
+ * The error of a request whose body something else read before the store could: a body parser
+ * or validator mounted in front of it. Said for the host's `onError`; the client gets a `500`.
+ */
+export function bodyAlreadyRead(): PlantApiError {
+  return new PlantApiError(
+    'ERR_BODY_ALREADY_READ',
+    'the request body was already read before plant-store got the request: a body parser or ' +
+      "validator (express.json(), Fastify's JSON parser, Hono's validator('json'), a middleware " +
+      'that read the body) ran first. The store reads the raw body itself (size limit, strict ' +
+      'UTF-8, exact int64 ids): mount plant-store before any body parser, or in a scope without one',
+  );
 }

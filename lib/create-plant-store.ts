@@ -1,7 +1,7 @@
 import { createDeadlines } from './_deadlines.ts';
 import { PLAIN_HANDLER, type PlainHandler, type PlainRequest } from './_plain-handler.ts';
 import { createPlantOperation } from './_plant-create.ts';
-import { readBody } from './_read-body.ts';
+import { bodyAlreadyRead, readBody } from './_read-body.ts';
 import { errorResponse, JSON_HEADERS, replyResponse } from './errors.ts';
 import { createMemoryRepository } from './memory-repository.ts';
 import { openApiDocument } from './openapi.ts';
@@ -66,7 +66,9 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     deadlines: createDeadlines(timeoutMs),
     report(error) {
       try {
-        onError(error);
+        // An async onError type-checks too: its rejection must not become an unhandled one.
+        const pending: unknown = onError(error);
+        if (pending instanceof Promise) pending.catch(() => {});
       } catch {
         // A broken onError must not turn a 500 into a crash; there is nowhere left to report to.
       }
@@ -116,7 +118,10 @@ function plainRequestOf(request: Request): PlainRequest {
     hasBody: body !== null,
     // The core asks for the body only when hasBody is true.
     readBody(maxBytes, sink) {
-      void readBody(body as ReadableStream<Uint8Array>, maxBytes, sink);
+      const stream = body as ReadableStream<Uint8Array>;
+      // A host's body parser or validator got there first: say so now, not at the deadline.
+      if (request.bodyUsed || stream.locked) sink.fail(bodyAlreadyRead());
+      else void readBody(stream, maxBytes, sink);
     },
     client: signal,
   };

@@ -9,9 +9,17 @@
 import type { Reply } from './_plain-handler.ts';
 
 /**
- * The stable codes of every error response. Changing one is a breaking change.
+ * The stable codes of every error plant-store answers with or reports. Changing one is a
+ * breaking change.
  *
- * Switch on `code` rather than on the message, which is text for a person.
+ * Switch on `code` rather than on the message, which is text for a person. Three codes name a
+ * mistake in the host's code rather than in the request; the client gets `500 internal error`
+ * and `onError` gets a `PlantApiError` that says what to fix:
+ * - `ERR_BODY_ALREADY_READ`: something read the request body before the store (a body parser or
+ *   validator mounted in front of it).
+ * - `ERR_MALFORMED_VERDICT`: a `TokenVerifier` answered something other than a `TokenVerdict`.
+ * - `ERR_MALFORMED_OUTCOME`: a `PlantRepository` answered something other than a
+ *   `CreatePlantOutcome`.
  */
 export type PlantApiErrorCode =
   | 'ERR_BAD_REQUEST'
@@ -28,6 +36,9 @@ export type PlantApiErrorCode =
   | 'ERR_INVALID_JSON'
   | 'ERR_INVALID_PLANT'
   | 'ERR_INTERNAL'
+  | 'ERR_BODY_ALREADY_READ'
+  | 'ERR_MALFORMED_VERDICT'
+  | 'ERR_MALFORMED_OUTCOME'
   | 'ERR_TIMEOUT';
 
 interface ErrorDefinition {
@@ -71,6 +82,10 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   },
   ERR_HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
   ERR_INTERNAL: { status: 500, message: 'internal error' },
+  // The host's mistakes: the client sees a plain 500, the PlantApiError tells onError the fix.
+  ERR_BODY_ALREADY_READ: { status: 500, message: 'internal error' },
+  ERR_MALFORMED_VERDICT: { status: 500, message: 'internal error' },
+  ERR_MALFORMED_OUTCOME: { status: 500, message: 'internal error' },
   ERR_TIMEOUT: { status: 503, message: 'the request timed out; retrying it is safe' },
 };
 

@@ -25,6 +25,7 @@ import {
   type PlainHandler,
   plainHandlerOf,
 } from './_plain-handler.ts';
+import { bodyAlreadyRead } from './_read-body.ts';
 import { type ErrorReply, errorReply, JSON_HEADERS } from './errors.ts';
 
 /**
@@ -538,9 +539,10 @@ class ConnectionWatch implements ClientWatch {
  * the `end` event, so a store whose collaborators answer synchronously answers right there.
  */
 function readRequestBody(req: IncomingMessage, maxBytes: number, sink: BodySink): void {
-  // A host's body parser may have consumed the body already; a gone client sends no more events.
-  if (req.readableEnded) {
-    sink.take('ERR_BODY_REQUIRED');
+  // A host's body parser (express.json(), say) read the body first; a gone client sends no more
+  // events.
+  if (wasRead(req)) {
+    sink.fail(bodyAlreadyRead());
     return;
   }
   if (req.destroyed) {
@@ -576,6 +578,11 @@ function readRequestBody(req: IncomingMessage, maxBytes: number, sink: BodySink)
     settled = true;
     sink.fail(clientGone());
   });
+}
+
+/** Whether something other than this listener has read from the request body already. */
+function wasRead(req: IncomingMessage): boolean {
+  return req.readableEnded || req.readableDidRead;
 }
 
 interface BodyState {
@@ -651,10 +658,11 @@ function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStream<Uin
           req.resume();
           return;
         }
-        if (req.readableEnded) {
-          // A host (a body parser under Express) consumed the body before us.
+        if (wasRead(req)) {
+          // A host (a body parser under Express) consumed the body before us: an empty body
+          // would pass for one the client never sent.
           settled = true;
-          controller.close();
+          controller.error(bodyAlreadyRead());
           return;
         }
         if (req.destroyed) {
@@ -860,7 +868,9 @@ function count(value: number | undefined, fallback: number, name: string): numbe
 
 function report(onError: (error: unknown) => void, error: unknown): void {
   try {
-    onError(error);
+    // An async onError type-checks too: its rejection must not become an unhandled one.
+    const pending: unknown = onError(error);
+    if (pending instanceof Promise) pending.catch(noop);
   } catch {
     // onError must not throw; if it does, there is nowhere left to report to.
   }

@@ -222,8 +222,15 @@ describe('toNodeListener', () => {
     assert.ok(error instanceof Error);
   });
 
-  it('gives an empty body instead of hanging when the host consumed the body first', async () => {
-    const listener = toNodeListener(echo);
+  it('fails the body read with ERR_BODY_ALREADY_READ when the host consumed the body first (#20)', async () => {
+    // An empty body here would pass for one the client never sent.
+    const listener = toNodeListener(async (request) => {
+      try {
+        return Response.json({ body: await request.text() });
+      } catch (error) {
+        return Response.json({ code: (error as { code?: string }).code });
+      }
+    });
     const server = createServer((req, res) => {
       // What a body parser mounted before the listener (Express) does.
       req.resume();
@@ -237,7 +244,7 @@ describe('toNodeListener', () => {
         headers: { 'content-type': 'text/plain' },
         body: ['consumed'],
       });
-      assert.equal(JSON.parse(body).body, '');
+      assert.deepEqual(JSON.parse(body), { code: 'ERR_BODY_ALREADY_READ' });
     } finally {
       server.closeAllConnections();
       server.close();

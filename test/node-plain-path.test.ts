@@ -293,4 +293,37 @@ describe('toNodeListener on a plant store', () => {
     assert.equal(seen.aborted, true);
     assert.equal((seen.reason as DOMException).name, 'AbortError');
   });
+
+  it('answers 500 and tells onError to mount the store first when a body parser read the body (#20)', async () => {
+    // What express.json() does in front of a route: read the whole body, then set req.body. Once
+    // this answered "400 request body is required", which sent the user the wrong way.
+    const errors: unknown[] = [];
+    const store = createPlantStore({
+      verifier: createStaticTokenVerifier([TOKEN]),
+      onError: (error) => errors.push(error),
+    });
+    for (const handler of [store.fetch, store.handleCreatePlant, (r: Request) => store.fetch(r)]) {
+      errors.length = 0;
+      const listener = toNodeListener(handler);
+      const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          (req as { body?: unknown }).body = JSON.parse(Buffer.concat(chunks).toString());
+          listener(req, res);
+        });
+      });
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const answer = await send(port, requests['a create']?.(31) as Sent);
+      assert.equal(answer.status, 500);
+      assert.equal(answer.body, '{"error":500,"message":"internal error"}');
+      assert.equal(errors.length, 1);
+      const error = errors[0] as { code?: string; message?: string };
+      assert.equal(error.code, 'ERR_BODY_ALREADY_READ');
+      assert.match(String(error.message), /express\.json\(\)/);
+      assert.match(String(error.message), /mount plant-store before any body parser/);
+    }
+  });
 });

@@ -150,6 +150,19 @@ const USES_SIGNAL = "aborts the request's own signal, which only the server side
 const encoder = new TextEncoder();
 const json = (value: unknown) => JSON.stringify(value);
 
+/** Settles as `promise` does, or rejects with `why` when it takes longer than `ms`. */
+async function within<T>(ms: number, promise: Promise<T>, why: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${why} (over ${ms} ms)`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The plant the repository was asked to store by its one call. */
 function storedBy(repository: RecordingRepository): NewPlant {
   assert.equal(repository.create.calls.length, 1);
@@ -329,19 +342,28 @@ describe('handleCreatePlant: 2. authentication', () => {
     assert.equal(context.principal, principal);
   });
 
-  it('fails closed: a verdict that is not { valid: true } is a 401', async (t) => {
-    for (const verdict of [undefined, null, true, { valid: 'yes' }, {}]) {
-      const repository = t.recordingRepository();
-      const store = t.lib.createPlantStore({
-        repository,
+  it('answers 500 and reports ERR_MALFORMED_VERDICT when a verdict is not of the documented shape (#20)', async (t) => {
+    // A verifier that answers `true`, nothing, or `{ valid: 'yes' }` is a bug in the host's code:
+    // it is never let through, and onError names the collaborator and the shape it must answer.
+    for (const verdict of [undefined, null, true, 'valid', { valid: 'yes' }, {}]) {
+      const { store, repository, onError } = t.testStore({
         verifier: { verify: () => verdict as never },
       });
       const response = await t.send(
         store.handleCreatePlant,
         plantRequest(json({ id: 1, name: 'a' })),
       );
-      assert.equal(response.status, 401, json(verdict));
+      assert.equal(response.status, 500, json(verdict));
+      assert.deepEqual(response.body, { error: 500, message: 'internal error' });
       assert.equal(repository.create.calls.length, 0);
+      assert.equal(onError.calls.length, 1);
+      const error = onError.calls[0]?.[0] as { code?: string; message?: string };
+      assert.equal(error.code, 'ERR_MALFORMED_VERDICT');
+      assert.match(String(error.message), /TokenVerifier\.verify/);
+      assert.match(
+        String(error.message),
+        /\{ valid: true(, principal\?)? \} or \{ valid: false \}/,
+      );
     }
   });
 
@@ -607,6 +629,53 @@ describe('handleCreatePlant: 5. size', () => {
       plantRequest(json({ id: 1, name: '€'.repeat(10) })),
     );
     assert.equal(response.status, 413);
+  });
+});
+
+describe('handleCreatePlant: a body the host read first (#20)', () => {
+  // A host that ran a body parser or validator before the store (Hono's validator('json'), a
+  // middleware that awaited request.json()) hands over a Request whose body is gone. That once
+  // crashed the process with an unhandled rejection, or left the client waiting for the deadline.
+  const hostReads: Array<[string, (request: Request) => Promise<unknown>]> = [
+    ['read it as text', (request) => request.text()],
+    ['parsed it as JSON', (request) => request.json()],
+    ['holds a reader on it', async (request) => request.body?.getReader()],
+  ];
+  for (const [what, read] of hostReads) {
+    it(`answers 500 at once and reports ERR_BODY_ALREADY_READ when the host ${what}`, async (t) => {
+      const { store, repository, onError } = t.testStore({ timeoutMs: 60_000 });
+      const host: Handler = async (request) => {
+        await read(request);
+        return store.fetch(request);
+      };
+      const response = await within(
+        5_000,
+        t.send(host, plantRequest(json({ id: 1, name: 'a' }))),
+        'the client waited for the deadline',
+      );
+      assert.equal(response.status, 500);
+      assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+      assert.equal(repository.create.calls.length, 0);
+      assert.equal(onError.calls.length, 1);
+      const error = onError.calls[0]?.[0] as { code?: string; message?: string };
+      assert.equal(error.code, 'ERR_BODY_ALREADY_READ');
+      assert.match(String(error.message), /already read/);
+      assert.match(String(error.message), /mount plant-store before/);
+    });
+  }
+
+  it('still answers 401 without reading anything when the token is missing', async (t) => {
+    const { store, onError } = t.testStore();
+    const host: Handler = async (request) => {
+      await request.text();
+      return store.fetch(request);
+    };
+    const response = await t.send(
+      host,
+      plantRequest(json({ id: 1, name: 'a' }), { authorization: '' }),
+    );
+    assert.equal(response.status, 401);
+    assert.equal(onError.calls.length, 0);
   });
 });
 
@@ -966,6 +1035,54 @@ describe('handleCreatePlant: 8. store', () => {
       assert.equal(onError.calls.length, 1);
       assert.equal(onError.calls[0]?.[0], secret);
     }
+  });
+
+  it('answers 500 and reports ERR_MALFORMED_OUTCOME when an outcome is not of the documented shape (#20)', async (t) => {
+    for (const outcome of [
+      undefined,
+      true,
+      { created: 'yes' },
+      { created: false },
+      { created: false, existing: null },
+      { created: false, existing: { name: 7 } },
+      { created: false, existing: { name: 'a', tag: 7 } },
+    ]) {
+      for (const create of [() => outcome as never, async () => outcome as never]) {
+        const { store, onError } = t.testStore({ repository: { create } });
+        const response = await t.send(
+          store.handleCreatePlant,
+          plantRequest(json({ id: 1, name: 'a' })),
+        );
+        assert.equal(response.status, 500, json(outcome));
+        assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+        assert.equal(onError.calls.length, 1);
+        const error = onError.calls[0]?.[0] as { code?: string; message?: string };
+        assert.equal(error.code, 'ERR_MALFORMED_OUTCOME', json(outcome));
+        assert.match(String(error.message), /PlantRepository\.create/);
+        assert.match(String(error.message), /\{ created: true \} or \{ created: false, existing/);
+      }
+    }
+  });
+
+  it('does not let an async onError that rejects become an unhandled rejection', async (t) => {
+    let heard = 0;
+    const store = t.lib.createPlantStore({
+      verifier: t.lib.createStaticTokenVerifier([TOKEN]),
+      repository: { create: () => Promise.reject(new Error('down')) },
+      // Type-checks: an async function is a function returning void to TypeScript.
+      onError: async () => {
+        heard += 1;
+        throw new Error('logger broken');
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 500);
+    assert.equal(heard, 1);
+    // An unhandled rejection would surface on the next turns; give it the chance to.
+    await new Promise((resolve) => setTimeout(resolve, 20));
   });
 
   it('still answers 500 when onError itself throws', async (t) => {
