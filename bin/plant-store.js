@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `plant-store` command for installed users: the standalone server, from the built
- * `dist/cli.js` on plain Node (no tsx). On a clone, `npm start` runs `lib/cli.ts` instead.
+ * `dist/cli/main.js` on plain Node (no tsx). On a clone, `npm start` runs `lib/cli/main.ts` instead.
  *
  * @module
  */
-import '../dist/cli.js';
+import '../dist/cli/main.js';

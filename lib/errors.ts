@@ -6,8 +6,6 @@
  * @module
  */
 
-import type { Reply } from './_plain-handler.ts';
-
 /**
  * The stable codes of every error plant-store answers with or reports. Changing one is a
  * breaking change.
@@ -93,7 +91,14 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
  * An error response as plain values (status, headers, the JSON body), before it becomes a
  * `Response` or is written to a socket: the same shape as every reply the store builds.
  */
-export type ErrorReply = Reply;
+export interface ErrorReply {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The response headers, `content-type` included. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The JSON text of the body. */
+  readonly body: string;
+}
 
 /**
  * Builds the reply for an error code: its status, its headers and the Error body.
@@ -101,16 +106,17 @@ export type ErrorReply = Reply;
  * @param code The error.
  * @param message Replaces the default message; plain text for a person, never internal detail.
  * @returns The reply as plain values.
+ * @throws {TypeError} When `code` is not one of the `PlantApiErrorCode`s.
  * @example
  * ```ts
  * errorReply('ERR_NOT_FOUND'); // { status: 404, headers: {...}, body: '{"error":404,"message":"not found"}' }
  * ```
  */
 export function errorReply(code: PlantApiErrorCode, message?: string): ErrorReply {
-  const { status, message: defaultMessage, headers } = ERRORS[code];
+  const { status, message: defaultMessage, headers } = definitionOf(code);
   return {
     status,
-    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
     body: JSON.stringify({ error: status, message: message ?? defaultMessage }),
   };
 }
@@ -131,7 +137,7 @@ export function errorResponse(code: PlantApiErrorCode, message?: string): Respon
 }
 
 /** A reply as a web-standard `Response`. */
-export function replyResponse(reply: Reply): Response {
+export function replyResponse(reply: ErrorReply): Response {
   return new Response(reply.body, { status: reply.status, headers: reply.headers });
 }
 
@@ -166,10 +172,17 @@ export class PlantApiError extends Error {
    * @param options The underlying `cause`, if any.
    */
   constructor(code: PlantApiErrorCode, message?: string, options?: { cause?: unknown }) {
-    const definition = ERRORS[code];
+    const definition = definitionOf(code);
     super(message ?? definition.message, options);
     this.name = this.constructor.name;
     this.code = code;
     this.status = definition.status;
   }
+}
+
+/** The definition of a code; a code outside the list (from JavaScript, say) is a `TypeError`. */
+function definitionOf(code: PlantApiErrorCode): ErrorDefinition {
+  const definition = Object.hasOwn(ERRORS, code) ? ERRORS[code] : undefined;
+  if (definition === undefined) throw new TypeError(`unknown plant-store error code: ${code}`);
+  return definition;
 }

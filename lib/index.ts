@@ -1,14 +1,21 @@
+/**
+ * `plant-store`: the create-a-plant operation as a web-standard handler, the in-memory
+ * repository, the static-token verifier, the OpenAPI document and the errors. Runtime-neutral:
+ * nothing here loads `node:*`.
+ *
+ * @module
+ */
+
+export type { ErrorReply, PlantApiErrorCode } from './errors.ts';
+export { errorReply, errorResponse, PlantApiError } from './errors.ts';
+export { openApiDocument } from './openapi/openapi-document.ts';
+export { INT64_MAX, INT64_MIN, NewPlantSchema } from './operation/plant-schema.ts';
+export { createMemoryRepository } from './repositories/memory-repository.ts';
 export {
   createPlantStore,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_TIMEOUT_MS,
-} from './create-plant-store.ts';
-export type { ErrorReply, PlantApiErrorCode } from './errors.ts';
-export { errorReply, errorResponse, PlantApiError } from './errors.ts';
-export { createMemoryRepository } from './memory-repository.ts';
-export { openApiDocument } from './openapi.ts';
-export { INT64_MAX, INT64_MIN, NewPlantSchema } from './plant-schema.ts';
-export { createStaticTokenVerifier } from './static-token-verifier.ts';
+} from './store/create-plant-store.ts';
 export type {
   CreatePlantOutcome,
   CreatePlantStoreOptions,
@@ -21,3 +28,4 @@ export type {
   TokenVerifier,
   TokenVerifierContext,
 } from './types.ts';
+export { createStaticTokenVerifier } from './verifiers/static-token-verifier.ts';

@@ -1,6 +1,6 @@
 /** What the soak and the fuzz share: flags, a seeded generator, HTTP calls and the summary table. */
 import { type Agent, request as httpRequest } from 'node:http';
-import { assertMatchesOpenApi } from '../test/_openapi.ts';
+import { assertMatchesOpenApi } from '../test/support/openapi.ts';
 
 /**
  * Reads `--name value` flags into numbers (or strings), with defaults; an unknown flag or a

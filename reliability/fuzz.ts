@@ -23,8 +23,8 @@ import {
   type Plant,
   type PlantRepository,
 } from '../lib/index.ts';
-import { serve } from '../lib/node-listener.ts';
-import { parseRawResponse } from '../test/_node-helpers.ts';
+import { serve } from '../lib/node.ts';
+import { parseRawResponse } from '../test/support/node-helpers.ts';
 import { type HttpAnswer, openApiProblem, parseFlags, printTable } from './_shared.ts';
 
 const USAGE = 'npm run fuzz -- [--runs n=100000] [--seed n] [--path p] [--wire-every n=10]';

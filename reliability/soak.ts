@@ -1,7 +1,7 @@
 /**
  * The soak: `npm run soak -- [--duration 20] [--connections 32] ...`.
  *
- * Starts the standalone server (`lib/cli.ts`, as `npm start` runs it) as a child process on a
+ * Starts the standalone server (`lib/cli/main.ts`, as `npm start` runs it) as a child process on a
  * free loopback port with a known token, and drives it over many keep-alive connections for a
  * set time: unique creates, idempotent replays (the id spelled differently), conflicts, invalid
  * requests of every kind, and same-id races on their own connections. Every answer must have
@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { type Child, spawnChild } from '../test/_node-helpers.ts';
+import { type Child, spawnChild } from '../test/support/node-helpers.ts';
 import { connectInspector, heapAfterGc, type Inspector } from './_inspector.ts';
 import {
   type HttpAnswer,
@@ -655,7 +655,7 @@ async function main(): Promise<number> {
     }
     child = spawnChild(
       process.execPath,
-      ['--inspect=127.0.0.1:0', '--import', 'tsx', 'lib/cli.ts'],
+      ['--inspect=127.0.0.1:0', '--import', 'tsx', 'lib/cli/main.ts'],
       env,
       ROOT,
     );

@@ -1,5 +1,5 @@
 /**
- * plant-store's standalone path, as `lib/cli.ts` runs it: `createPlantStore` with the static
+ * plant-store's standalone path, as `lib/cli/main.ts` runs it: `createPlantStore` with the static
  * token verifier and the in-memory repository, served by `serve` from `plant-store/node`.
  */
 import {
@@ -7,7 +7,7 @@ import {
   createPlantStore,
   createStaticTokenVerifier,
 } from '../../lib/index.ts';
-import { serve } from '../../lib/node-listener.ts';
+import { serve } from '../../lib/node.ts';
 import { announce, benchPort, exitOnSignal, TOKEN } from './_common.ts';
 
 const store = createPlantStore({

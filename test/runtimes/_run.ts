@@ -35,7 +35,7 @@ export interface RunCounts {
  * (the build, what `npm install` gets), as the entry's first argument says.
  *
  * @param which `'lib'` or `'dist'`.
- * @param subpath `'index'` or another module of the package, such as `'node-listener'`.
+ * @param subpath `'index'` or another module of the package, such as `'node'`.
  * @returns The module.
  * @example
  * ```ts

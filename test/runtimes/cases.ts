@@ -25,7 +25,7 @@ import type {
   PlantRepositoryContext,
   PlantStore,
 } from '../../lib/index.ts';
-import { assertMatchesOpenApi } from '../_openapi.ts';
+import { assertMatchesOpenApi } from '../support/openapi.ts';
 import {
   countingStream,
   type DeclaredAt,
@@ -36,7 +36,7 @@ import {
   type Spy,
   spy,
   TOKEN,
-} from '../_web-fakes.ts';
+} from '../support/web-fakes.ts';
 
 /** The library under test: `lib/index.ts` or the built `dist/index.js`, which export the same. */
 export type PlantStoreLibrary = typeof PlantStoreModule;

@@ -6,12 +6,12 @@
  * @module
  */
 
-import type * as NodeAdapter from '../../lib/node-listener.ts';
+import type * as NodeAdapter from '../../lib/node.ts';
 import { createHandlerRouter, loadLibrary, runConformance } from './_run.ts';
 
 const which = process.argv[2] ?? 'lib';
 const lib = await loadLibrary(which);
-const { serve } = await loadLibrary<typeof NodeAdapter>(which, 'node-listener');
+const { serve } = await loadLibrary<typeof NodeAdapter>(which, 'node');
 const label = `Node ${process.version} (${which})`;
 console.log(label);
 

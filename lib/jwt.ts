@@ -1,0 +1,10 @@
+/**
+ * `plant-store/jwt`: a `TokenVerifier` for JWT bearer tokens, built on jose (an optional peer
+ * dependency, so the core entry stays free of it).
+ *
+ * @module
+ */
+
+export type { CreateJwtVerifierOptions } from './verifiers/jwt-options.ts';
+export { DEFAULT_JWT_ALGORITHMS } from './verifiers/jwt-options.ts';
+export { createJwtVerifier } from './verifiers/jwt-verifier.ts';

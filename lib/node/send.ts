@@ -1,0 +1,104 @@
+/**
+ * Writing an answer to a `ServerResponse`: a web `Response` (headers once, the body streamed
+ * with backpressure, none for HEAD) or a plain reply with the Error body.
+ *
+ * @module
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ErrorReply, errorReply, JSON_HEADERS } from '../errors.ts';
+import { type ListenerConfig, noop, report } from './listener-config.ts';
+
+/**
+ * Sends a web `Response` for the generic path: status and headers once (several `Set-Cookie`
+ * kept apart), then the body with backpressure, none for HEAD. Never a second response: when
+ * someone else answered, or the body fails once the headers are out, the connection is cut.
+ */
+export async function sendResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  config: ListenerConfig,
+  signal: AbortSignal,
+): Promise<void> {
+  const body = response.body;
+  if (res.destroyed || res.headersSent) {
+    // The client left while the handler worked, or someone else answered: never a second response.
+    body?.cancel().catch(noop);
+    if (!res.destroyed) res.destroy();
+    return;
+  }
+  // Iterating `Headers` yields each Set-Cookie on its own; the flat list keeps them separate.
+  const headers: string[] = [];
+  for (const [name, value] of response.headers) headers.push(name, value);
+  try {
+    if (response.statusText === '') res.writeHead(response.status, headers);
+    else res.writeHead(response.status, response.statusText, headers);
+  } catch (error) {
+    // A header node refuses: nothing was sent yet, so this is still a clean 500.
+    report(config.onError, error);
+    body?.cancel().catch(noop);
+    sendReply(res, errorReply('ERR_INTERNAL'));
+    return;
+  }
+  if (body === null || req.method === 'HEAD') {
+    body?.cancel().catch(noop);
+    res.end();
+    return;
+  }
+
+  const reader = body.getReader();
+  const cancel = (): void => {
+    reader.cancel().catch(noop);
+  };
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await drained(res);
+    }
+    if (!res.destroyed) res.end();
+  } catch (error) {
+    // The headers are out: the only honest signal left is to cut the connection.
+    if (!signal.aborted && !res.destroyed) report(config.onError, error);
+    res.destroy();
+    reader.cancel().catch(noop);
+  } finally {
+    res.off('close', cancel);
+  }
+}
+
+/** Resolves on `'drain'`, or on `'close'` so a vanished client never leaves it hanging. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Writes an Error body reply, unless a response was already started (then: cut). */
+export function sendReply(res: ServerResponse, reply: ErrorReply): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  // A flat name/value list goes to node as it is, where an object is walked key by key. Most
+  // replies (every 200) carry just the JSON content type.
+  const length = String(Buffer.byteLength(reply.body));
+  let head: string[];
+  if (reply.headers === JSON_HEADERS) {
+    head = ['content-type', JSON_HEADERS['content-type'] as string, 'content-length', length];
+  } else {
+    head = [];
+    for (const name in reply.headers) head.push(name, reply.headers[name] as string);
+    head.push('content-length', length);
+  }
+  res.writeHead(reply.status, head);
+  res.end(reply.body);
+}

@@ -1,0 +1,120 @@
+/**
+ * `serve`: a `node:http` server for a fetch handler, with limits that are safe on the open
+ * internet and a graceful `close()`.
+ *
+ * @module
+ */
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { rejectClient } from './client-error.ts';
+import { count, defaultOnError, report } from './listener-config.ts';
+import { OWED, type OwingSocket } from './owed-response.ts';
+import { toNodeListener } from './to-node-listener.ts';
+import type { ServeHandle, ServeOptions } from './types.ts';
+
+/** How often `close()` looks for connections that became idle. */
+const SHUTDOWN_SWEEP_INTERVAL = 50;
+
+/**
+ * Starts an HTTP server for a fetch handler, with limits that are safe on the open internet.
+ *
+ * The server answers through `toNodeListener`. Malformed HTTP gets a `400` Error body and a
+ * request head over `maxHeaderSize` a `431` one (while the socket can be written); a client too
+ * slow to send its headers (`headersTimeout`) or its request (`requestTimeout`) is disconnected.
+ * Requests without a `Host` header reach the listener, which answers them with a `400` Error body.
+ *
+ * @param options The handler, the address and the limits; every limit has a safe default.
+ * @returns A promise of the running server's handle; it rejects when the server cannot listen
+ *   (the port taken, say).
+ * @throws {TypeError} When an option is out of range (synchronously, before anything listens).
+ * @example
+ * ```ts
+ * import { serve } from 'plant-store/node';
+ *
+ * const server = await serve({ fetch: () => Response.json({ ok: true }), port: 0 });
+ * console.log(`listening on ${server.url}`);
+ * process.once('SIGTERM', () => void server.close());
+ * ```
+ */
+export function serve(options: ServeOptions): Promise<ServeHandle> {
+  const port = count(options.port, 3000, 'port');
+  if (port > 65535) throw new TypeError('port must be an integer in 0-65535');
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') {
+    throw new TypeError('host must be a non-empty string');
+  }
+  const headersTimeout = count(options.headersTimeout, 10_000, 'headersTimeout');
+  const requestTimeout = count(options.requestTimeout, 30_000, 'requestTimeout');
+  if (requestTimeout > 0 && headersTimeout > requestTimeout) {
+    throw new TypeError('headersTimeout must not exceed requestTimeout');
+  }
+  const keepAliveTimeout = count(options.keepAliveTimeout, 5000, 'keepAliveTimeout');
+  const maxHeaderSize = count(options.maxHeaderSize, 16_384, 'maxHeaderSize');
+  const connectionsCheckingInterval = count(
+    options.connectionsCheckingInterval,
+    1000,
+    'connectionsCheckingInterval',
+  );
+  const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
+  const listener = toNodeListener(options.fetch, options);
+  const onError = options.onError ?? defaultOnError;
+
+  let closing = false;
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    (req.socket as OwingSocket)[OWED] = res;
+    // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
+    // drops repeated Set-Cookie values from the flat header list.
+    if (closing) res.shouldKeepAlive = false;
+    listener(req, res);
+  };
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      maxHeaderSize,
+      connectionsCheckingInterval,
+      // Node would answer a missing Host with a bare 400; the listener answers with the Error body.
+      requireHostHeader: false,
+    },
+    onRequest,
+  );
+  // Node would answer an Expect other than 100-continue with a bare 417 and no Error body. RFC
+  // 9110 section 10.1.1 lets a server ignore an expectation it does not know: serve the request.
+  server.on('checkExpectation', onRequest);
+  server.keepAliveTimeout = keepAliveTimeout;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    rejectClient(error, socket, (socket as OwingSocket)[OWED]);
+  });
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= new Promise<void>((resolve) => {
+      closing = true;
+      const sweep = setInterval(() => server.closeIdleConnections(), SHUTDOWN_SWEEP_INTERVAL);
+      const force = setTimeout(() => server.closeAllConnections(), shutdownTimeout);
+      sweep.unref();
+      force.unref();
+      server.close(() => {
+        clearInterval(sweep);
+        clearTimeout(force);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return closed;
+  };
+
+  return new Promise<ServeHandle>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      server.on('error', (error) => report(onError, error));
+      const bound = (server.address() as AddressInfo).port;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, close });
+    });
+  });
+}

@@ -1,0 +1,113 @@
+/**
+ * The public types of `plant-store/node`: the handler it serves, the listener it makes, and the
+ * options and handle of `toNodeListener` and `serve`.
+ *
+ * @module
+ */
+
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+/**
+ * A web-standard request handler, such as `PlantStore.fetch`.
+ *
+ * [MDN `Request`](https://developer.mozilla.org/en-US/docs/Web/API/Request),
+ * [MDN `Response`](https://developer.mozilla.org/en-US/docs/Web/API/Response)
+ */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/** A `node:http` request listener, as `http.createServer` and Express take it. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Options of `toNodeListener`. */
+export interface ToNodeListenerOptions {
+  /**
+   * The callback that hears about a handler that threw (or returned something other than a
+   * `Response`) and about a response body that failed while streaming. A client that went away
+   * is not reported. It must not throw.
+   * @default console.error
+   */
+  readonly onError?: (error: unknown) => void;
+  /**
+   * The most bytes of a request body the handler left unread that are read and thrown away
+   * after the response, so the connection can serve its next request; past it the connection
+   * is closed.
+   * @default 1048576
+   */
+  readonly maxDrainBytes?: number;
+  /**
+   * The longest time, in milliseconds, spent draining a request body the handler left unread;
+   * past it the connection is closed.
+   * @default 2000
+   */
+  readonly drainTimeout?: number;
+}
+
+/** Options of `serve`: the handler, where to listen, the server's limits and the listener's options. */
+/** Options of `serve`: the handler, where to listen, the server's limits and the listener's options. */
+export interface ServeOptions extends ToNodeListenerOptions {
+  /** The handler that answers every request. */
+  readonly fetch: FetchHandler;
+  /**
+   * The port to listen on; `0` picks a free one (read it from the handle).
+   * @default 3000
+   */
+  readonly port?: number;
+  /**
+   * The interface to listen on.
+   * @default '127.0.0.1'
+   */
+  readonly host?: string;
+  /**
+   * The time, in milliseconds, a client has to send the request headers; a slower client
+   * (slowloris) is disconnected. See
+   * [`server.headersTimeout`](https://nodejs.org/api/http.html#serverheaderstimeout).
+   * @default 10000
+   */
+  readonly headersTimeout?: number;
+  /**
+   * The time, in milliseconds, a client has to send the whole request, body included; `0`
+   * turns the limit off. At least `headersTimeout`. See
+   * [`server.requestTimeout`](https://nodejs.org/api/http.html#serverrequesttimeout).
+   * @default 30000
+   */
+  readonly requestTimeout?: number;
+  /**
+   * The time, in milliseconds, an idle keep-alive connection stays open. See
+   * [`server.keepAliveTimeout`](https://nodejs.org/api/http.html#serverkeepalivetimeout).
+   * @default 5000
+   */
+  readonly keepAliveTimeout?: number;
+  /**
+   * The largest request head (request line and headers), in bytes; a larger one gets `431`.
+   * @default 16384
+   */
+  readonly maxHeaderSize?: number;
+  /**
+   * How often, in milliseconds, the server checks `headersTimeout` and `requestTimeout`; a
+   * timeout fires up to this much late.
+   * @default 1000
+   */
+  readonly connectionsCheckingInterval?: number;
+  /**
+   * The time, in milliseconds, `close()` lets in-flight requests finish before it cuts their
+   * connections.
+   * @default 10000
+   */
+  readonly shutdownTimeout?: number;
+}
+
+/** A running server, as `serve` hands it back. */
+export interface ServeHandle {
+  /** The URL the server answers on, with the real port, such as `http://127.0.0.1:3000`. */
+  readonly url: string;
+  /** The real port: the one asked for, or the free one picked for `0`. */
+  readonly port: number;
+  /** The underlying `node:http` server. */
+  readonly server: Server;
+  /**
+   * The graceful stop: stop accepting, let in-flight requests finish (up to
+   * `shutdownTimeout`), close idle connections; resolves when every connection is closed.
+   * Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
+}

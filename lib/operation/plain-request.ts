@@ -1,0 +1,62 @@
+/**
+ * The create operation's view of a request and of its answer, as plain values: what each front
+ * (the web-standard `Request` in `store/web-request.ts`, the `node:http` fast path in
+ * `node/plain-path.ts`) hands the operation, and what the operation hands back.
+ *
+ * @module
+ */
+
+import type { ErrorReply } from '../errors.ts';
+
+/**
+ * How the operation learns that the client went away: the part of an `AbortSignal` it uses, so
+ * a request's own signal serves as it is.
+ */
+export interface ClientWatch {
+  /** True once the client is gone. */
+  readonly aborted: boolean;
+  /** Why, once it is gone. */
+  readonly reason: unknown;
+  /** Calls `listener` once when the client goes. */
+  addEventListener(type: 'abort', listener: () => void): void;
+  /** Stops calling `listener`. */
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** What the create operation needs of a request, as plain values. */
+export interface PlainRequest {
+  /** The HTTP method. */
+  readonly method: string;
+  /** The `Authorization` header, `null` when absent. */
+  readonly authorization: string | null;
+  /** The `Content-Type` header, `null` when absent. */
+  readonly contentType: string | null;
+  /**
+   * The body length the `Content-Length` header declares, `-1` when it is absent or not a
+   * plain decimal number.
+   */
+  readonly declaredLength: number;
+  /** False when the request has no body at all; a declared length of zero is the core's to judge. */
+  readonly hasBody: boolean;
+  /**
+   * Reads the whole body, stopping past `maxBytes`, and hands it to `sink` (at once when it is
+   * already at hand). Called at most once, and only when `hasBody` is true.
+   */
+  readonly readBody: (maxBytes: number, sink: BodySink) => void;
+  /** The client's presence. */
+  readonly client: ClientWatch;
+}
+
+/** Why a body could not be read whole: more than the limit, or nothing at all. */
+export type BodyReadFailure = 'ERR_BODY_TOO_LARGE' | 'ERR_BODY_REQUIRED';
+
+/** Where a body read ends: the front calls one of these, once. */
+export interface BodySink {
+  /** The whole body, or why there is none to parse. */
+  take(bytes: Uint8Array | BodyReadFailure): void;
+  /** The read failed: the stream errored, the client went away, or a host read the body first. */
+  fail(error: unknown): void;
+}
+
+/** A response as plain values: what the operation answers and the fronts send. */
+export type Reply = ErrorReply;

@@ -1,0 +1,61 @@
+/**
+ * Reading a request body that is a web `ReadableStream`, within the size limit, and the error
+ * for a body a host read before the store could.
+ *
+ * @module
+ */
+
+import { PlantApiError } from '../errors.ts';
+import type { BodySink } from './plain-request.ts';
+
+/**
+ * Reads a body stream whole into `sink`, counting bytes as they arrive and stopping (and
+ * cancelling the stream) as soon as they exceed `maxBytes`, so memory stays bounded by the
+ * limit. The sink gets the bytes, or why there are none (more than `maxBytes`, or an empty
+ * body), or the error; the returned promise never rejects.
+ */
+export async function readBodyStream(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  sink: BodySink,
+): Promise<void> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    // Inside the try: a stream someone else holds throws here, and that must reach the sink.
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        reader.cancel().catch(() => {}); // the rest is unwanted; a failing cancel changes nothing
+        return sink.take('ERR_BODY_TOO_LARGE');
+      }
+      chunks.push(value);
+    }
+    if (size === 0) return sink.take('ERR_BODY_REQUIRED');
+    // Most bodies arrive as one chunk: hand it over without a copy.
+    sink.take(
+      chunks.length === 1
+        ? (chunks[0] as Uint8Array)
+        : new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()),
+    );
+  } catch (error) {
+    sink.fail(error);
+  }
+}
+
+/**
+ * The error of a request whose body something else read before the store could: a body parser
+ * or validator mounted in front of it. Said for the host's `onError`; the client gets a `500`.
+ */
+export function bodyAlreadyRead(): PlantApiError {
+  return new PlantApiError(
+    'ERR_BODY_ALREADY_READ',
+    'the request body was already read before plant-store got the request: a body parser or ' +
+      "validator (express.json(), Fastify's JSON parser, Hono's validator('json'), a middleware " +
+      'that read the body) ran first. The store reads the raw body itself (size limit, strict ' +
+      'UTF-8, exact int64 ids): mount plant-store before any body parser, or in a scope without one',
+  );
+}

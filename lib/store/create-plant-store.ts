@@ -1,0 +1,135 @@
+/**
+ * `createPlantStore`: the operation with the host's collaborators, as the two web-standard
+ * handlers a host mounts, and the routes of `fetch`.
+ *
+ * @module
+ */
+
+import { errorResponse, JSON_HEADERS, replyResponse } from '../errors.ts';
+import { openApiDocument } from '../openapi/openapi-document.ts';
+import { createPlantOperation } from '../operation/create-plant.ts';
+import { createDeadlines } from '../operation/deadlines.ts';
+import { createMemoryRepository } from '../repositories/memory-repository.ts';
+import type {
+  CreatePlantStoreOptions,
+  PlantRepository,
+  PlantStore,
+  TokenVerifier,
+} from '../types.ts';
+import { attachPlainHandler } from './plain-handler.ts';
+import { plainRequestOf } from './web-request.ts';
+
+/** The default of `maxBodyBytes`: 100 KiB. */
+export const DEFAULT_MAX_BODY_BYTES = 102_400;
+/** The default of `timeoutMs`: 10 s. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+// setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+const OPENAPI_JSON = JSON.stringify(openApiDocument);
+
+/**
+ * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
+ * with the storage and auth the host plugs in.
+ *
+ * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
+ * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document,
+ * anything else to `404`. Every answer follows the behaviour contract: checks in the order
+ * method, auth, body presence, media type, size, UTF-8 and JSON, shape, then storage; every
+ * error an Error body `{ "error": <status>, "message": <text> }`.
+ *
+ * @param options The repository (default: in memory), the verifier (required), the body limit
+ *   (default 100 KiB), the deadline (default 10 s) and the `onError` callback.
+ * @returns The store's `handleCreatePlant` and `fetch`.
+ * @throws {TypeError} When the verifier is missing or an option is out of range.
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ *
+ * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
+ * const response = await store.fetch(
+ *   new Request('http://localhost/plants', {
+ *     method: 'POST',
+ *     headers: { authorization: 'Bearer s3cr3t', 'content-type': 'application/json' },
+ *     body: '{"id": 1, "name": "Monstera"}',
+ *   }),
+ * );
+ * await response.json(); // { name: 'Monstera' }
+ * ```
+ */
+export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
+  const {
+    repository = createMemoryRepository(),
+    verifier,
+    maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    onError = console.error,
+  } = options ?? ({} as CreatePlantStoreOptions);
+  checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
+  const createPlant = createPlantOperation({
+    verifier,
+    repository,
+    maxBodyBytes,
+    deadlines: createDeadlines(timeoutMs),
+    report(error) {
+      try {
+        // An async onError type-checks too: its rejection must not become an unhandled one.
+        const pending: unknown = onError(error);
+        if (pending instanceof Promise) pending.catch(() => {});
+      } catch {
+        // A broken onError must not turn a 500 into a crash; there is nowhere left to report to.
+      }
+    },
+  });
+
+  function handleCreatePlant(request: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      createPlant(plainRequestOf(request), (reply) => resolve(replyResponse(reply)));
+    });
+  }
+
+  async function fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === '/plants') return handleCreatePlant(request);
+    if (path === '/openapi.json') {
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        const body = request.method === 'GET' ? OPENAPI_JSON : null;
+        return new Response(body, { status: 200, headers: JSON_HEADERS });
+      }
+      const response = errorResponse('ERR_METHOD_NOT_ALLOWED');
+      response.headers.set('allow', 'GET, HEAD');
+      return response;
+    }
+    return errorResponse('ERR_NOT_FOUND');
+  }
+
+  // The node:http adapter answers these on plain values, without a Request or a Response.
+  attachPlainHandler(handleCreatePlant, { path: undefined, handle: createPlant });
+  attachPlainHandler(fetch, { path: '/plants', handle: createPlant });
+
+  return { handleCreatePlant, fetch };
+}
+
+function checkOptions(
+  repository: PlantRepository,
+  verifier: TokenVerifier,
+  maxBodyBytes: number,
+  timeoutMs: number,
+  onError: unknown,
+): void {
+  if (typeof verifier?.verify !== 'function') {
+    throw new TypeError('createPlantStore needs a verifier with a verify(token, context) method');
+  }
+  if (typeof repository?.create !== 'function') {
+    throw new TypeError('repository needs a create(plant, context) method');
+  }
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
+    throw new TypeError('maxBodyBytes must be a positive integer');
+  }
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new TypeError(`timeoutMs must be in (0, ${MAX_TIMEOUT_MS}]`);
+  }
+  if (typeof onError !== 'function') {
+    throw new TypeError('onError must be a function');
+  }
+}

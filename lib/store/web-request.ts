@@ -1,0 +1,40 @@
+/**
+ * The web-standard front: a `Request` as the plain values the create operation reads. Used by
+ * `handleCreatePlant` and `fetch` on every runtime (Deno, Bun, workers, Node hosts that hand
+ * over a `Request`).
+ *
+ * @module
+ */
+
+import type { PlainRequest } from '../operation/plain-request.ts';
+import { bodyAlreadyRead, readBodyStream } from '../operation/read-body-stream.ts';
+
+/** A usable `Content-Length` is plain digits; absent, or anything else, declares nothing. */
+const DECIMAL = /^\d+$/;
+
+/**
+ * The plain values of a web-standard request: its method, the headers the operation reads, its
+ * body (read only when the operation asks) and its signal as the client's presence.
+ *
+ * @param request The request, as the host received it.
+ * @returns What the create operation reads.
+ */
+export function plainRequestOf(request: Request): PlainRequest {
+  const { headers, body, signal } = request;
+  const contentLength = headers.get('content-length') ?? '';
+  return {
+    method: request.method,
+    authorization: headers.get('authorization'),
+    contentType: headers.get('content-type'),
+    declaredLength: DECIMAL.test(contentLength) ? Number(contentLength) : -1,
+    hasBody: body !== null,
+    // The operation asks for the body only when hasBody is true.
+    readBody(maxBytes, sink) {
+      const stream = body as ReadableStream<Uint8Array>;
+      // A host's body parser or validator got there first: say so now, not at the deadline.
+      if (request.bodyUsed || stream.locked) sink.fail(bodyAlreadyRead());
+      else void readBodyStream(stream, maxBytes, sink);
+    },
+    client: signal,
+  };
+}

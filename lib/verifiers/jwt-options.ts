@@ -1,0 +1,288 @@
+/**
+ * The options of `createJwtVerifier` and their checks, all made at construction: a misuse
+ * (no issuer, both key sources, a private key, HMAC with a JWKS, `none`) is a `TypeError` there,
+ * never a verifier that lets the wrong tokens through.
+ *
+ * @module
+ */
+
+import {
+  base64url,
+  type CryptoKey as JoseCryptoKey,
+  type JWK,
+  type JWTVerifyOptions,
+  type KeyObject,
+  type RemoteJWKSetOptions,
+} from 'jose';
+
+/**
+ * The allowlist `createJwtVerifier` uses when `algorithms` is not given and the key source is a
+ * JWKS or a public key: `RS256`, `PS256`, `ES256` and `EdDSA`, the contract's default. Frozen.
+ *
+ * @example
+ * ```ts
+ * const verifier = createJwtVerifier({
+ *   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+ *   issuer: 'https://id.example.com/',
+ *   audience: 'plant-store',
+ *   algorithms: [...DEFAULT_JWT_ALGORITHMS, 'ES384'],
+ * });
+ * ```
+ */
+export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([
+  'RS256',
+  'PS256',
+  'ES256',
+  'EdDSA',
+]);
+
+/** Options of `createJwtVerifier`. Give exactly one key source: `jwksUrl` or `key`. */
+export interface CreateJwtVerifierOptions {
+  /**
+   * The URL of the JSON Web Key Set (http or https) whose keys sign the tokens. Fetched on first
+   * use, cached, and fetched again when a token names an unknown `kid` (at most once per
+   * `cooldownDuration`). Exclusive with `key`.
+   * @default undefined
+   */
+  readonly jwksUrl?: string | URL;
+  /**
+   * The one key instead of a JWKS: a public key (`CryptoKey`, `KeyObject` or public JWK) for the
+   * asymmetric algorithms, or a symmetric secret (`Uint8Array`, secret `CryptoKey`/`KeyObject` or
+   * `oct` JWK, at least as long as the HMAC hash) for `HS256`/`HS384`/`HS512`. Exclusive with
+   * `jwksUrl`.
+   * @default undefined
+   */
+  readonly key?: JoseCryptoKey | KeyObject | JWK | Uint8Array;
+  /** The exact `iss` a token must carry. Required. */
+  readonly issuer: string;
+  /** The audience a token's `aud` (a string or an array of strings) must contain. Required. */
+  readonly audience: string;
+  /**
+   * The allowlist of `alg` header values. Never `none`; the HMAC algorithms (`HS256`, `HS384`,
+   * `HS512`) only, and all of them, with a symmetric `key`. Also known: `RS384`, `RS512`,
+   * `PS384`, `PS512`, `ES384`, `ES512`, `Ed25519`.
+   * @default DEFAULT_JWT_ALGORITHMS (`['RS256', 'PS256', 'ES256', 'EdDSA']`); `['HS256']` with a symmetric key
+   */
+  readonly algorithms?: readonly string[];
+  /**
+   * The clock skew allowed when checking `exp` and `nbf`, in seconds.
+   * @default 30
+   */
+  readonly clockTolerance?: number;
+  /**
+   * How long after a successful JWKS fetch an unknown `kid` may not trigger another one, in
+   * milliseconds (jose's `cooldownDuration`). A rotated key works at the latest this long after
+   * the last fetch.
+   * @default 30000
+   */
+  readonly cooldownDuration?: number;
+  /**
+   * How long a fetched JWKS is used before it is fetched again, in milliseconds (jose's
+   * `cacheMaxAge`); `Infinity` keeps it until an unknown `kid` asks for a refetch.
+   * @default 600000
+   */
+  readonly cacheMaxAge?: number;
+  /**
+   * How long one JWKS fetch may take, in milliseconds (jose's `timeoutDuration`); past it the
+   * token could not be checked and `verify` throws.
+   * @default 5000
+   */
+  readonly timeoutDuration?: number;
+}
+
+const ASYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set([
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+]);
+
+/** The HMAC algorithms with the smallest secret each allows, in bytes (RFC 7518, section 3.2). */
+const HMAC_ALGORITHMS: ReadonlyMap<string, number> = new Map([
+  ['HS256', 32],
+  ['HS384', 48],
+  ['HS512', 64],
+]);
+
+/** A key `createJwtVerifier` holds itself, rather than fetching it from a JWKS. */
+export type FixedKey = JoseCryptoKey | KeyObject | JWK | Uint8Array;
+
+/** The options once checked: what `createJwtVerifier` builds its verifier from. */
+export interface CheckedJwtOptions {
+  /** What jose's `jwtVerify` checks on every token. */
+  readonly verifyOptions: JWTVerifyOptions;
+  /** Where the keys come from: a JWKS (with jose's fetch options) or one fixed key. */
+  readonly keys:
+    | { readonly jwksUrl: URL; readonly remote: RemoteJWKSetOptions }
+    | { readonly key: FixedKey };
+}
+
+/**
+ * Checks `createJwtVerifier`'s options and resolves their defaults.
+ *
+ * @param options The options as the host gave them.
+ * @returns What the verifier is built from.
+ * @throws {TypeError} On any misuse; the message names the option.
+ */
+export function checkJwtVerifierOptions(options: CreateJwtVerifierOptions): CheckedJwtOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('createJwtVerifier needs an options object');
+  }
+  const issuer = requireNonEmptyString(options.issuer, 'issuer');
+  const audience = requireNonEmptyString(options.audience, 'audience');
+  const clockTolerance = options.clockTolerance ?? 30;
+  if (
+    typeof clockTolerance !== 'number' ||
+    !Number.isFinite(clockTolerance) ||
+    clockTolerance < 0
+  ) {
+    throw new TypeError(
+      'createJwtVerifier: "clockTolerance" must be a non-negative number of seconds',
+    );
+  }
+
+  const { jwksUrl, key } = options;
+  if (jwksUrl === undefined && key === undefined) {
+    throw new TypeError('createJwtVerifier needs a key source: "jwksUrl" or "key"');
+  }
+  if (jwksUrl !== undefined && key !== undefined) {
+    throw new TypeError('createJwtVerifier takes one key source: "jwksUrl" or "key", not both');
+  }
+
+  const secretLength = key === undefined ? undefined : classifyKey(key);
+  const symmetric = secretLength !== undefined;
+  const algorithms = validateAlgorithms(options.algorithms, symmetric);
+  if (symmetric) {
+    for (const algorithm of algorithms) {
+      const minimum = HMAC_ALGORITHMS.get(algorithm) ?? 0;
+      if (secretLength < minimum) {
+        throw new TypeError(
+          `createJwtVerifier: a secret for ${algorithm} must be at least ${minimum} bytes long`,
+        );
+      }
+    }
+  }
+
+  return {
+    verifyOptions: {
+      issuer,
+      audience,
+      algorithms: [...algorithms],
+      clockTolerance,
+      requiredClaims: ['exp'],
+    },
+    keys:
+      jwksUrl === undefined
+        ? { key: key as FixedKey }
+        : { jwksUrl: parseJwksUrl(jwksUrl), remote: remoteOptions(options) },
+  };
+}
+
+function requireNonEmptyString(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`createJwtVerifier needs "${name}", a non-empty string`);
+  }
+  return value;
+}
+
+function parseJwksUrl(value: unknown): URL {
+  if (typeof value !== 'string' && !(value instanceof URL)) {
+    throw new TypeError('createJwtVerifier: "jwksUrl" must be a string or a URL');
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new TypeError(`createJwtVerifier: "jwksUrl" is not a URL: ${String(value)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError('createJwtVerifier: "jwksUrl" must be an http or https URL');
+  }
+  return url;
+}
+
+function remoteOptions(options: CreateJwtVerifierOptions): RemoteJWKSetOptions {
+  const remote: { -readonly [K in keyof RemoteJWKSetOptions]: RemoteJWKSetOptions[K] } = {};
+  if (options.cooldownDuration !== undefined) remote.cooldownDuration = options.cooldownDuration;
+  if (options.cacheMaxAge !== undefined) remote.cacheMaxAge = options.cacheMaxAge;
+  if (options.timeoutDuration !== undefined) remote.timeoutDuration = options.timeoutDuration;
+  // jose validates these three and throws a TypeError for a bad one, at construction.
+  return remote;
+}
+
+/**
+ * Returns the secret's length in bytes for a symmetric key, `undefined` for a public key, and
+ * throws for anything else (a private key above all: a verifier never needs one).
+ */
+function classifyKey(key: unknown): number | undefined {
+  if (key instanceof Uint8Array) return key.byteLength;
+  if (typeof key !== 'object' || key === null) {
+    throw new TypeError(
+      'createJwtVerifier: "key" must be a CryptoKey, KeyObject, JWK or Uint8Array',
+    );
+  }
+  const tag = (key as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+  if (tag === 'CryptoKey' || tag === 'KeyObject') {
+    const { type } = key as { type?: unknown };
+    if (type === 'public') return undefined;
+    if (type === 'secret') {
+      const length =
+        tag === 'KeyObject'
+          ? (key as { symmetricKeySize?: unknown }).symmetricKeySize
+          : Number((key as { algorithm?: { length?: unknown } }).algorithm?.length) / 8;
+      return typeof length === 'number' && Number.isFinite(length) ? length : 0;
+    }
+    throw new TypeError('createJwtVerifier: "key" must be a public key or a secret, never private');
+  }
+  const jwk = key as JWK;
+  if (typeof jwk.kty !== 'string') {
+    throw new TypeError(
+      'createJwtVerifier: "key" must be a CryptoKey, KeyObject, JWK or Uint8Array',
+    );
+  }
+  if (jwk.kty === 'oct') {
+    if (typeof jwk.k !== 'string') throw new TypeError('createJwtVerifier: an "oct" JWK needs "k"');
+    return base64url.decode(jwk.k).byteLength;
+  }
+  if (jwk.d !== undefined || (jwk as { priv?: unknown }).priv !== undefined) {
+    throw new TypeError('createJwtVerifier: "key" must be a public JWK, never a private one');
+  }
+  return undefined;
+}
+
+function validateAlgorithms(value: unknown, symmetric: boolean): readonly string[] {
+  if (value === undefined) return symmetric ? ['HS256'] : DEFAULT_JWT_ALGORITHMS;
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new TypeError('createJwtVerifier: "algorithms" must be a non-empty array of names');
+  }
+  for (const algorithm of value) {
+    if (typeof algorithm !== 'string') {
+      throw new TypeError('createJwtVerifier: "algorithms" must be a non-empty array of names');
+    }
+    if (algorithm.toLowerCase() === 'none') {
+      throw new TypeError('createJwtVerifier: "none" is never an allowed algorithm');
+    }
+    const hmac = HMAC_ALGORITHMS.has(algorithm);
+    if (!hmac && !ASYMMETRIC_ALGORITHMS.has(algorithm)) {
+      throw new TypeError(`createJwtVerifier: unknown algorithm "${algorithm}"`);
+    }
+    if (hmac && !symmetric) {
+      throw new TypeError(
+        `createJwtVerifier: ${algorithm} needs a symmetric secret "key"; never with a JWKS or public key`,
+      );
+    }
+    if (!hmac && symmetric) {
+      throw new TypeError(
+        `createJwtVerifier: ${algorithm} needs a public key; a symmetric secret allows HS256/HS384/HS512 only`,
+      );
+    }
+  }
+  return [...new Set<string>(value)];
+}

@@ -1,0 +1,69 @@
+import { B64TOKEN } from '../operation/bearer-token.ts';
+import type { TokenVerdict, TokenVerifier } from '../types.ts';
+
+const ACCEPTED: TokenVerdict = Object.freeze({ valid: true });
+const REJECTED: TokenVerdict = Object.freeze({ valid: false });
+
+/**
+ * Creates a `TokenVerifier` that accepts a fixed list of bearer tokens.
+ *
+ * Every presented token is compared with every accepted one, each of the same length code unit
+ * by code unit without an early exit, so the time taken depends only on the lengths and the
+ * number of accepted tokens, never on how much of a secret it matched.
+ *
+ * A misuse fails here rather than at the first request: one string in place of a list (a
+ * string is iterable, and each of its characters would become a token), an empty list, and a
+ * token that is not an RFC 6750 `b64token`, which no client could ever present.
+ *
+ * @param tokens The accepted tokens: at least one, each a `b64token`.
+ * @returns A synchronous verifier; it hands back no principal.
+ * @throws {TypeError} When `tokens` is a string or not a list, is empty, or holds a token that is
+ *   not a non-empty `b64token` (letters, digits, `-._~+/`, then optional `=`).
+ * @example
+ * ```ts
+ * const verifier = createStaticTokenVerifier(['s3cr3t-token']);
+ * verifier.verify('s3cr3t-token', { signal: AbortSignal.timeout(1000) }); // { valid: true }
+ * ```
+ */
+export function createStaticTokenVerifier(
+  tokens: readonly string[] | ReadonlySet<string>,
+): TokenVerifier {
+  if (typeof tokens === 'string' || typeof tokens?.[Symbol.iterator] !== 'function') {
+    throw new TypeError(
+      "createStaticTokenVerifier takes a list of tokens, not one string: createStaticTokenVerifier(['s3cr3t'])",
+    );
+  }
+  const secrets = Array.from(tokens, (token) => {
+    if (typeof token !== 'string' || !B64TOKEN.test(token)) {
+      throw new TypeError(
+        'createStaticTokenVerifier takes tokens that are RFC 6750 b64tokens (letters, digits, -._~+/, then optional =)',
+      );
+    }
+    return token;
+  });
+  if (secrets.length === 0) {
+    throw new TypeError('createStaticTokenVerifier needs at least one token');
+  }
+  return {
+    verify(token: string): TokenVerdict {
+      // Compared with every secret, with no stop at a match: the time says nothing of which.
+      let matched = false;
+      for (const secret of secrets) matched = equalsInConstantTime(token, secret) || matched;
+      return matched ? ACCEPTED : REJECTED;
+    },
+  };
+}
+
+/**
+ * Whether a token is a secret, in time that depends on the lengths only: as in Go's
+ * `subtle.ConstantTimeCompare`, another length answers at once (a length is no secret), and the
+ * same length compares every code unit without an early exit.
+ */
+function equalsInConstantTime(presented: string, secret: string): boolean {
+  if (presented.length !== secret.length) return false;
+  let difference = 0;
+  for (let i = 0; i < secret.length; i++) {
+    difference |= presented.charCodeAt(i) ^ secret.charCodeAt(i);
+  }
+  return difference === 0;
+}

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { exitsWithOneLine, postPlant, READY, startCli } from '../support/cli-helpers.ts';
+import type { Child } from '../support/node-helpers.ts';
+import { assertMatchesOpenApi } from '../support/openapi.ts';
+
+const ISSUER = 'https://id.test/';
+const AUDIENCE = 'plant-store';
+const HIDE_PACKAGES = new URL('../support/hide-packages.mjs', import.meta.url).href;
+
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
+/** A JWKS served over node:http on a free loopback port. */
+async function serveJwks(keys: readonly JWK[]): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ keys }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/jwks.json`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A URL on a port nothing listens on: a JWKS server that is down. */
+async function downUrl(): Promise<string> {
+  const jwks = await serveJwks([]);
+  await jwks.close();
+  return jwks.url;
+}
+
+describe('plant-store CLI in JWT mode', () => {
+  const children: Child[] = [];
+  let jwks: { url: string; close(): Promise<void> };
+  let rsaKey: PrivateKey;
+  let ecKey: PrivateKey;
+
+  before(async () => {
+    const rsa = await generateKeyPair('RS256');
+    const ec = await generateKeyPair('ES256');
+    rsaKey = rsa.privateKey;
+    ecKey = ec.privateKey;
+    jwks = await serveJwks([
+      { ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
+      { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' },
+    ]);
+  });
+  after(async () => {
+    for (const child of children) child.kill();
+    await jwks?.close();
+  });
+
+  function jwtEnv(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      PORT: '0',
+      PLANT_STORE_JWKS_URL: jwks.url,
+      PLANT_STORE_JWT_ISSUER: ISSUER,
+      PLANT_STORE_JWT_AUDIENCE: AUDIENCE,
+      ...extra,
+    };
+  }
+
+  async function startServer(env: Record<string, string>): Promise<{ child: Child; url: string }> {
+    const child = startCli(env, children);
+    const [, url] = await child.line(READY, 'the readiness line');
+    return { child, url: url as string };
+  }
+
+  function token(
+    claims: Record<string, unknown> = {},
+    key: { alg: string; kid: string; privateKey: PrivateKey } = {
+      alg: 'RS256',
+      kid: 'rsa-1',
+      privateKey: rsaKey,
+    },
+  ): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ iss: ISSUER, aud: AUDIENCE, exp: now + 300, sub: 'tester', ...claims })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid })
+      .sign(key.privateKey);
+  }
+
+  async function create(url: string, bearer: string, id = 1) {
+    const response = await postPlant(url, bearer, { id, name: 'Monstera' });
+    const wwwAuthenticate = response.headers.get('www-authenticate');
+    return { status: response.status, wwwAuthenticate, body: await assertMatchesOpenApi(response) };
+  }
+
+  it('accepts valid tokens and prints no token line when the JWKS settings are set', async () => {
+    const { child, url } = await startServer(jwtEnv());
+    assert.deepEqual(await create(url, await token()), {
+      status: 200,
+      wwwAuthenticate: null,
+      body: { name: 'Monstera' },
+    });
+    const es256 = await token({}, { alg: 'ES256', kid: 'ec-1', privateKey: ecKey });
+    assert.equal((await create(url, es256)).status, 200);
+    assert.equal(child.stdout().trim().split('\n').length, 1, child.stdout());
+    assert.doesNotMatch(child.stdout(), /token/);
+    child.process.kill('SIGTERM');
+    assert.equal(await child.exited, 0);
+    assert.equal(child.stderr(), '');
+  });
+
+  it('answers 401 invalid_token when a token is expired, for another audience or issuer, or not a JWT', async () => {
+    const { url } = await startServer(jwtEnv());
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Record<string, string> = {
+      expired: await token({ exp: now - 120 }),
+      'wrong audience': await token({ aud: 'someone-else' }),
+      'wrong issuer': await token({ iss: 'https://evil.test/' }),
+      'no exp': await token({ exp: undefined }),
+      'not a JWT': 'opaque-token',
+    };
+    for (const [what, bearer] of Object.entries(cases)) {
+      const answer = await create(url, bearer);
+      assert.equal(answer.status, 401, what);
+      assert.equal(
+        answer.wwwAuthenticate,
+        'Bearer realm="plant-store", error="invalid_token"',
+        what,
+      );
+    }
+  });
+
+  it('answers 401 invalid_token for a key outside PLANT_STORE_JWT_ALGORITHMS when it is set', async () => {
+    const { url } = await startServer(jwtEnv({ PLANT_STORE_JWT_ALGORITHMS: ' ES256 ' }));
+    const es256 = await token({}, { alg: 'ES256', kid: 'ec-1', privateKey: ecKey });
+    assert.equal((await create(url, es256)).status, 200);
+    const rs256 = await create(url, await token(), 2);
+    assert.equal(rs256.status, 401);
+    assert.match(rs256.wwwAuthenticate ?? '', /error="invalid_token"/);
+  });
+
+  it('answers 500 with the Error body, never a pass, when the JWKS server is down', async () => {
+    const { child, url } = await startServer(jwtEnv({ PLANT_STORE_JWKS_URL: await downUrl() }));
+    assert.deepEqual(await create(url, await token()), {
+      status: 500,
+      wwwAuthenticate: null,
+      body: { error: 500, message: 'internal error' },
+    });
+    assert.equal(child.process.exitCode, null, 'the server is still running');
+  });
+
+  it('exits 2 with one line on stderr and listens on nothing when the JWT settings are bad', async () => {
+    const url = 'http://127.0.0.1:9/jwks.json';
+    const full = {
+      PLANT_STORE_JWKS_URL: url,
+      PLANT_STORE_JWT_ISSUER: ISSUER,
+      PLANT_STORE_JWT_AUDIENCE: AUDIENCE,
+    };
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ ...full, PLANT_STORE_TOKENS: 'tok' }, /exclude each other/],
+      [{ PLANT_STORE_TOKENS: 'tok', PLANT_STORE_JWT_ISSUER: ISSUER }, /exclude each other/],
+      [{ PLANT_STORE_JWT_ISSUER: ISSUER }, /^PLANT_STORE_JWT_ISSUER needs PLANT_STORE_JWKS_URL/],
+      [{ PLANT_STORE_JWT_AUDIENCE: AUDIENCE }, /^PLANT_STORE_JWT_AUDIENCE needs/],
+      [{ PLANT_STORE_JWKS_URL: url }, /^PLANT_STORE_JWKS_URL needs both/],
+      [{ PLANT_STORE_JWKS_URL: url, PLANT_STORE_JWT_ISSUER: ISSUER }, /needs both/],
+      [{ PLANT_STORE_JWKS_URL: url, PLANT_STORE_JWT_AUDIENCE: AUDIENCE }, /needs both/],
+      [{ ...full, PLANT_STORE_JWKS_URL: 'ftp://id.test/jwks' }, /must be an http or https URL/],
+      [{ ...full, PLANT_STORE_JWT_ALGORITHMS: '' }, /holds no algorithm/],
+      [{ ...full, PLANT_STORE_JWT_ALGORITHMS: 'RS256,none' }, /^bad JWT settings: .*"none"/],
+      [{ ...full, PLANT_STORE_JWT_ALGORITHMS: 'HS256' }, /^bad JWT settings: .*HS256/],
+      [{ ...full, PLANT_STORE_JWT_ALGORITHMS: 'RS256, FOO' }, /^bad JWT settings: .*"FOO"/],
+    ];
+    await Promise.all(
+      cases.map(async ([env, pattern]) => {
+        const what = JSON.stringify(env);
+        const child = startCli({ PORT: '0', ...env }, children);
+        const stderr = await exitsWithOneLine(child, 2, what);
+        assert.match(stderr.slice('plant-store: '.length), pattern, what);
+      }),
+    );
+  });
+
+  it('exits 1 with one line naming jose when JWT mode is set and jose is not installed', async () => {
+    const child = startCli(jwtEnv({ TEST_HIDE_PACKAGES: 'jose' }), children, [
+      '--import',
+      HIDE_PACKAGES,
+    ]);
+    const stderr = await exitsWithOneLine(child, 1, 'jose hidden');
+    assert.match(stderr, /^plant-store: JWT mode needs the "jose" package[^\n]*npm install jose/);
+  });
+});

@@ -1,0 +1,336 @@
+import assert from 'node:assert/strict';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import { exitsWithOneLine, postPlant, READY, startCli } from '../support/cli-helpers.ts';
+import { type Child, delay, withDeadline } from '../support/node-helpers.ts';
+import { assertMatchesOpenApi } from '../support/openapi.ts';
+
+// The standalone server runs as a child process, so it needs a database other processes can
+// reach: a real PostgreSQL server. PGlite lives inside one process and cannot be shared.
+const DATABASE_URL = process.env.DATABASE_URL;
+const SKIP_NO_SERVER =
+  DATABASE_URL === undefined || DATABASE_URL === ''
+    ? 'DATABASE_URL is not set: these tests need a PostgreSQL server that the CLI child processes can reach (PGlite cannot be shared across processes); .ci/run sets it'
+    : false;
+const TOKEN = 'cli-postgres-token';
+const HIDE_PACKAGES = new URL('../support/hide-packages.mjs', import.meta.url).href;
+
+describe('plant-store CLI with DATABASE_URL', () => {
+  const children: Child[] = [];
+  const schemas: string[] = [];
+  const proxies: DatabaseProxy[] = [];
+  let admin: pg.Pool | undefined;
+  after(async () => {
+    for (const child of children) child.kill();
+    for (const proxy of proxies) await proxy.close();
+    if (admin !== undefined) {
+      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+
+  /** A fresh schema for one test, so runs and tests never share a table. */
+  async function freshSchema(): Promise<string> {
+    admin ??= new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+    const schema = `plant_store_cli_${process.pid}_${Date.now()}_${schemas.length}`;
+    schemas.push(schema);
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    return schema;
+  }
+
+  /** DATABASE_URL with the schema as the search_path, and optionally through a proxy port. */
+  function urlFor(schema: string, port?: number): string {
+    const url = new URL(DATABASE_URL as string);
+    if (port !== undefined) {
+      url.hostname = '127.0.0.1';
+      url.port = String(port);
+    }
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    return url.href;
+  }
+
+  async function startServer(databaseUrl: string): Promise<{ child: Child; url: string }> {
+    const child = startCli(
+      { PORT: '0', PLANT_STORE_TOKENS: TOKEN, DATABASE_URL: databaseUrl },
+      children,
+    );
+    const [, url] = await child.line(READY, 'the readiness line');
+    return { child, url: url as string };
+  }
+
+  async function stop(child: Child): Promise<void> {
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM', 15_000), 0);
+  }
+
+  async function create(url: string, plant: object, deadlineMs?: number) {
+    const response = await postPlant(url, TOKEN, plant, deadlineMs);
+    return { status: response.status, body: await assertMatchesOpenApi(response) };
+  }
+
+  it('exits 1 with one short line, and nothing listens, when the database is unreachable at start', async () => {
+    const child = startCli(
+      {
+        PORT: '0',
+        PLANT_STORE_TOKENS: TOKEN,
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test',
+      },
+      children,
+    );
+    const stderr = await exitsWithOneLine(child, 1, 'an unreachable database');
+    assert.match(stderr, /^plant-store: cannot prepare the database: [^\n]*ECONNREFUSED[^\n]*\n$/);
+  });
+
+  it('exits 2 with one line that does not echo the URL when DATABASE_URL is not a postgres URL', async () => {
+    const secret = 's3cr3t-password';
+    const cases = ['', 'not a url', `mysql://root:${secret}@127.0.0.1/test`, 'http://127.0.0.1/'];
+    await Promise.all(
+      cases.map(async (value) => {
+        const child = startCli({ PORT: '0', DATABASE_URL: value }, children);
+        const stderr = await exitsWithOneLine(child, 2, `DATABASE_URL=${JSON.stringify(value)}`);
+        assert.equal(
+          stderr,
+          'plant-store: DATABASE_URL must be a postgres:// or postgresql:// URL\n',
+        );
+      }),
+    );
+  });
+
+  it('exits 1 with one line naming pg when DATABASE_URL is set and pg is not installed', async () => {
+    const child = startCli(
+      {
+        PORT: '0',
+        PLANT_STORE_TOKENS: TOKEN,
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test',
+        TEST_HIDE_PACKAGES: 'pg',
+      },
+      children,
+      ['--import', HIDE_PACKAGES],
+    );
+    const stderr = await exitsWithOneLine(child, 1, 'pg hidden');
+    assert.match(stderr, /^plant-store: DATABASE_URL needs the "pg" package[^\n]*npm install pg/);
+  });
+
+  it('stores creates in PostgreSQL, exact int64 ids included, when DATABASE_URL is set', {
+    skip: SKIP_NO_SERVER,
+  }, async () => {
+    const schema = await freshSchema();
+    const { child, url } = await startServer(urlFor(schema));
+    const max = '9223372036854775807';
+    const min = '-9223372036854775808';
+    for (const [id, plant] of [
+      [max, { name: 'Monstera', tag: 'aroid' }],
+      [min, { name: 'Fern' }],
+    ] as const) {
+      const response = await postPlant(
+        url,
+        TOKEN,
+        `{"id": ${id}, ${JSON.stringify(plant).slice(1)}`,
+      );
+      assert.equal(response.status, 200);
+      assert.deepEqual(await assertMatchesOpenApi(response), plant);
+    }
+    const { rows } = await (admin as pg.Pool).query(
+      `SELECT id::text AS id, name, tag FROM "${schema}".plants ORDER BY id`,
+    );
+    assert.deepEqual(rows, [
+      { id: min, name: 'Fern', tag: null },
+      { id: max, name: 'Monstera', tag: 'aroid' },
+    ]);
+    const conflict = await postPlant(url, TOKEN, `{"id": ${max}, "name": "Other"}`);
+    assert.equal(conflict.status, 409);
+    await assertMatchesOpenApi(conflict);
+    await stop(child);
+  });
+
+  it('keeps a plant across a restart when DATABASE_URL is set', {
+    skip: SKIP_NO_SERVER,
+  }, async () => {
+    const schema = await freshSchema();
+    const first = await startServer(urlFor(schema));
+    assert.deepEqual(await create(first.url, { id: 7, name: 'Cactus', tag: 'dry' }), {
+      status: 200,
+      body: { name: 'Cactus', tag: 'dry' },
+    });
+    await stop(first.child);
+
+    const second = await startServer(urlFor(schema));
+    // A replay is 200 and a different content 409: only a stored plant can tell them apart.
+    assert.deepEqual(await create(second.url, { id: 7, name: 'Cactus', tag: 'dry' }), {
+      status: 200,
+      body: { name: 'Cactus', tag: 'dry' },
+    });
+    assert.equal((await create(second.url, { id: 7, name: 'Cactus' })).status, 409);
+    await stop(second.child);
+  });
+
+  it('lets exactly one of 50 concurrent creates of one id win across two servers on one database', {
+    skip: SKIP_NO_SERVER,
+  }, async () => {
+    const schema = await freshSchema();
+    const [a, b] = await Promise.all([startServer(urlFor(schema)), startServer(urlFor(schema))]);
+    const servers = [a.url, b.url];
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        create(servers[i % 2] as string, { id: 42, name: `contender ${i}` }, 15_000),
+      ),
+    );
+    const winners = results.filter((result) => result.status === 200);
+    assert.equal(winners.length, 1, JSON.stringify(results.map((result) => result.status)));
+    assert.equal(results.filter((result) => result.status === 409).length, 49);
+    const winner = winners[0]?.body as { name: string };
+    for (const url of servers) {
+      assert.deepEqual(await create(url, { id: 42, name: winner.name }), {
+        status: 200,
+        body: { name: winner.name },
+      });
+    }
+    const { rows } = await (admin as pg.Pool).query(`SELECT name FROM "${schema}".plants`);
+    assert.deepEqual(rows, [{ name: winner.name }]);
+    await Promise.all([stop(a.child), stop(b.child)]);
+  });
+
+  it('answers Error bodies without crashing while the database is lost, and resumes when it is back', {
+    skip: SKIP_NO_SERVER,
+  }, async () => {
+    const schema = await freshSchema();
+    const proxy = await startProxy(new URL(DATABASE_URL as string));
+    proxies.push(proxy);
+    const { child, url } = await startServer(urlFor(schema, proxy.port));
+    assert.equal((await create(url, { id: 1, name: 'before' })).status, 200);
+
+    proxy.cut();
+    for (let i = 0; i < 3; i++) {
+      const { status, body } = await create(url, { id: 2, name: 'during' }, 15_000);
+      assert.ok(status === 500 || status === 503, `status ${status}`);
+      assert.equal((body as { error: number }).error, status);
+    }
+    assert.equal(child.process.exitCode, null, 'the server is still running');
+
+    proxy.restore();
+    await resumes(url, { id: 2, name: 'during' });
+    assert.deepEqual(await create(url, { id: 1, name: 'before' }), {
+      status: 200,
+      body: { name: 'before' },
+    });
+    assert.doesNotMatch(child.stderr(), /Uncaught|unhandled/i);
+    await stop(child);
+  });
+
+  it('answers 500 before the store deadline when the database stops answering, and resumes', {
+    skip: SKIP_NO_SERVER,
+  }, async () => {
+    const schema = await freshSchema();
+    const proxy = await startProxy(new URL(DATABASE_URL as string));
+    proxies.push(proxy);
+    const { child, url } = await startServer(urlFor(schema, proxy.port));
+    assert.equal((await create(url, { id: 1, name: 'before' })).status, 200);
+
+    // Connections stay open but nothing comes back: the pool's query_timeout (8 s) ends the
+    // wait with an error, before the store's 10 s deadline would answer 503.
+    proxy.stall();
+    const started = Date.now();
+    assert.deepEqual(await create(url, { id: 2, name: 'during' }, 15_000), {
+      status: 500,
+      body: { error: 500, message: 'internal error' },
+    });
+    assert.ok(Date.now() - started < 10_000, 'answered before the store deadline');
+    assert.equal(child.process.exitCode, null, 'the server is still running');
+
+    proxy.restore();
+    await resumes(url, { id: 2, name: 'during' });
+    await stop(child);
+  });
+
+  /** Creates until one succeeds, each answer an Error body; fails past the deadline. */
+  async function resumes(url: string, plant: object): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const { status, body } = await create(url, plant, 15_000);
+      if (status === 200) {
+        assert.deepEqual(body, withoutId(plant));
+        return;
+      }
+      assert.ok(status === 500 || status === 503, `status ${status} while resuming`);
+      assert.ok(Date.now() < deadline, 'service did not resume within 15 s');
+      await delay(200);
+    }
+  }
+});
+
+function withoutId(plant: object): object {
+  const { id: _id, ...rest } = plant as { id?: unknown };
+  return rest;
+}
+
+/** A TCP proxy to the database that a test can cut, stall and restore. */
+interface DatabaseProxy {
+  readonly port: number;
+  /** Closes every connection, and closes each new one at once, until `restore`. */
+  cut(): void;
+  /** Keeps connections open but forwards nothing either way, until `restore`. */
+  stall(): void;
+  /** Forwards again; connections cut or stalled before are closed for good. */
+  restore(): void;
+  close(): Promise<void>;
+}
+
+async function startProxy(target: URL): Promise<DatabaseProxy> {
+  const upstreamPort = Number(target.port || 5432);
+  const upstreamHost = target.hostname || '127.0.0.1';
+  let mode: 'open' | 'cut' | 'stall' = 'open';
+  const pairs = new Set<{ client: Socket; upstream: Socket | undefined }>();
+  const server: Server = createServer((client) => {
+    client.on('error', () => {});
+    if (mode === 'cut') {
+      client.destroy();
+      return;
+    }
+    const pair: { client: Socket; upstream: Socket | undefined } = { client, upstream: undefined };
+    pairs.add(pair);
+    client.once('close', () => {
+      pairs.delete(pair);
+      pair.upstream?.destroy();
+    });
+    if (mode === 'stall') return;
+    const upstream = connect(upstreamPort, upstreamHost);
+    pair.upstream = upstream;
+    upstream.on('error', () => client.destroy());
+    upstream.once('close', () => client.destroy());
+    // Forward by hand, so a stall can drop data in both directions.
+    client.on('data', (chunk) => {
+      if (mode === 'open') upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (mode === 'open') client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const destroyAll = (): void => {
+    for (const pair of pairs) {
+      pair.client.destroy();
+      pair.upstream?.destroy();
+    }
+    pairs.clear();
+  };
+  return {
+    port: (server.address() as { port: number }).port,
+    cut() {
+      mode = 'cut';
+      destroyAll();
+    },
+    stall() {
+      mode = 'stall';
+    },
+    restore() {
+      // A stalled connection lost bytes mid-protocol: it can never be used again.
+      if (mode === 'stall') destroyAll();
+      mode = 'open';
+    },
+    close() {
+      destroyAll();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

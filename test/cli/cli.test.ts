@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../../lib/node.ts';
+import {
+  type Child,
+  delay,
+  parseRawResponse,
+  rawClient,
+  spawnChild,
+  withDeadline,
+} from '../support/node-helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const READY = /^plant-store listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
+const PLANT = '{"id": 1, "name": "Monstera"}';
+
+/** The parent's environment without anything that would change the server's settings. */
+function baseEnv(): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const name of ['PORT', 'HOST', 'PLANT_STORE_TOKENS', 'NODE_TEST_CONTEXT', 'DATABASE_URL']) {
+    delete env[name];
+  }
+  for (const name of Object.keys(env)) if (name.startsWith('PLANT_STORE_')) delete env[name];
+  return env;
+}
+
+describe('plant-store CLI', () => {
+  const children: Child[] = [];
+  after(() => {
+    for (const child of children) child.kill();
+  });
+  function cli(env: Record<string, string>): Child {
+    const child = spawnChild(
+      process.execPath,
+      ['--import', 'tsx', 'lib/cli/main.ts'],
+      { ...baseEnv(), ...env },
+      ROOT,
+    );
+    children.push(child);
+    return child;
+  }
+  function create(url: string, token: string): Promise<Response> {
+    return withDeadline(
+      fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: PLANT,
+      }),
+      'a create over HTTP',
+    );
+  }
+
+  it('prints a generated token and the real URL, creates with that token and exits 0 on SIGTERM when PORT=0', async () => {
+    const child = cli({ PORT: '0' });
+    const [, url, port] = await child.line(READY, 'the readiness line');
+    assert.notEqual(port, '0');
+    const lines = child.stdout().trimEnd().split('\n');
+    assert.equal(lines.length, 2, child.stdout());
+    const token = lines[0]?.match(/^plant-store token: ([A-Za-z0-9_-]{43})$/)?.[1];
+    assert.ok(token, `no token line in ${child.stdout()}`);
+
+    const created = await create(url as string, token);
+    assert.equal(created.status, 200);
+    assert.deepEqual(await created.json(), { name: 'Monstera' });
+    assert.equal((await create(url as string, 'not-the-token')).status, 401);
+
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
+    assert.equal(child.stderr(), '');
+  });
+
+  it('accepts every configured token, prints no token line and exits 0 on SIGINT when PLANT_STORE_TOKENS is set', async () => {
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: ' first , second ' });
+    const [, url] = await child.line(READY, 'the readiness line');
+    assert.doesNotMatch(child.stdout(), /token/);
+    assert.equal((await create(url as string, 'second')).status, 200);
+    assert.equal((await create(url as string, 'first')).status, 200);
+    assert.equal((await create(url as string, 'third')).status, 401);
+    child.process.kill('SIGINT');
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGINT'), 0);
+  });
+
+  it('lets an in-flight request finish and then exits 0 when SIGTERM arrives mid-request', async () => {
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok' });
+    const [, url, port] = await child.line(READY, 'the readiness line');
+    const client = await rawClient(Number(port));
+    const head = `POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: ${PLANT.length}\r\n\r\n`;
+    client.socket.write(head + PLANT.slice(0, 10));
+    await delay(100);
+    child.process.kill('SIGTERM');
+    // Stopped accepting: a new connection is refused while the first one is still open.
+    await withDeadline(
+      (async () => {
+        for (;;) {
+          try {
+            await fetch(url as string);
+            await delay(20);
+          } catch {
+            return;
+          }
+        }
+      })(),
+      'the server to stop accepting',
+    );
+    client.socket.write(PLANT.slice(10));
+    await withDeadline(client.closed, 'the in-flight response and close');
+    const reply = parseRawResponse(client.text());
+    assert.equal(reply.status, 200);
+    assert.deepEqual(JSON.parse(reply.body), { name: 'Monstera' });
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
+  });
+
+  it('cuts in-flight requests at once and exits 0 when a second signal arrives', async () => {
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok' });
+    const [, , port] = await child.line(READY, 'the readiness line');
+    const client = await rawClient(Number(port));
+    client.socket.write(
+      'POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
+    await delay(100);
+    child.process.kill('SIGTERM');
+    await delay(100);
+    assert.equal(child.process.exitCode, null, 'still waiting for the in-flight request');
+    child.process.kill('SIGINT');
+    assert.equal(await withDeadline(child.exited, 'the exit after the second signal', 2000), 0);
+    await withDeadline(client.closed, 'the in-flight connection to be cut');
+  });
+
+  it('exits 2 with one line on stderr and listens on nothing when a setting is bad', async () => {
+    const cases: Record<string, string>[] = [
+      { PORT: 'abc' },
+      { PORT: '65536' },
+      { PORT: '-1' },
+      { PLANT_STORE_TOKENS: '' },
+      { PLANT_STORE_TOKENS: ',' },
+    ];
+    await Promise.all(
+      cases.map(async (env) => {
+        const child = cli(env);
+        assert.equal(await withDeadline(child.exited, `the exit for ${JSON.stringify(env)}`), 2);
+        assert.equal(child.stdout(), '', 'nothing printed on stdout: nothing listened');
+        assert.match(child.stderr(), /^plant-store: [^\n]+\n$/);
+      }),
+    );
+  });
+
+  it('exits 1 with one line on stderr when the port is taken', async () => {
+    const taken = await serve({ fetch: () => new Response('taken'), port: 0 });
+    try {
+      const child = cli({ PORT: String(taken.port), PLANT_STORE_TOKENS: 'tok' });
+      assert.equal(await withDeadline(child.exited, 'the exit'), 1);
+      assert.match(
+        child.stderr(),
+        /^plant-store: cannot listen on 127\.0\.0\.1:\d+: [^\n]*EADDRINUSE[^\n]*\n$/,
+      );
+      assert.equal(child.stdout(), '');
+    } finally {
+      await taken.close();
+    }
+  });
+
+  it('lets SIGTERM through npm start so npm exits 0', async () => {
+    const child = spawnChild('npm', ['start', '--silent'], { ...baseEnv(), PORT: '0' }, ROOT);
+    children.push(child);
+    await child.line(READY, 'the readiness line through npm start');
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'npm to exit after SIGTERM'), 0);
+  });
+});

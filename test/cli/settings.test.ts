@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseSettings } from '../../lib/cli/settings.ts';
+
+function settingsOf(env: Record<string, string>) {
+  const result = parseSettings(env);
+  assert.ok(result.ok, `expected settings, got ${JSON.stringify(result)}`);
+  return result.settings;
+}
+
+function errorOf(env: Record<string, string>): string {
+  const result = parseSettings(env);
+  assert.ok(!result.ok, `expected an error for ${JSON.stringify(env)}`);
+  assert.doesNotMatch(result.error, /\n/, 'the error is one line');
+  return result.error;
+}
+
+describe('parseSettings', () => {
+  it('returns port 3000, host 127.0.0.1, a random token and memory storage when nothing is set', () => {
+    assert.deepEqual(parseSettings({}), {
+      ok: true,
+      settings: {
+        port: 3000,
+        host: '127.0.0.1',
+        auth: { kind: 'random-token' },
+        storage: { kind: 'memory' },
+      },
+    });
+  });
+
+  it('reads PORT as a decimal integer in 0-65535 when it is one', () => {
+    assert.equal(settingsOf({ PORT: '0' }).port, 0);
+    assert.equal(settingsOf({ PORT: '8080' }).port, 8080);
+    assert.equal(settingsOf({ PORT: '65535' }).port, 65535);
+  });
+
+  it('reports PORT when it is not an integer in 0-65535', () => {
+    for (const port of [
+      '',
+      'abc',
+      '-1',
+      '65536',
+      '99999',
+      '3000.5',
+      '1e3',
+      ' 80',
+      '0x50',
+      '123456',
+    ]) {
+      assert.equal(
+        errorOf({ PORT: port }),
+        `PORT must be an integer in 0-65535, got ${JSON.stringify(port)}`,
+      );
+    }
+  });
+
+  it('reads HOST as given and reports it when empty', () => {
+    assert.equal(settingsOf({ HOST: '0.0.0.0' }).host, '0.0.0.0');
+    assert.equal(settingsOf({ HOST: '::1' }).host, '::1');
+    assert.equal(errorOf({ HOST: '' }), 'HOST must not be empty');
+    assert.equal(errorOf({ HOST: '  ' }), 'HOST must not be empty');
+  });
+
+  it('splits PLANT_STORE_TOKENS on commas and trims each token when it is set', () => {
+    assert.deepEqual(settingsOf({ PLANT_STORE_TOKENS: ' alpha , beta,gamma~+/= ' }).auth, {
+      kind: 'tokens',
+      tokens: ['alpha', 'beta', 'gamma~+/='],
+    });
+    assert.deepEqual(settingsOf({ PLANT_STORE_TOKENS: 'solo,,' }).auth, {
+      kind: 'tokens',
+      tokens: ['solo'],
+    });
+  });
+
+  it('reports PLANT_STORE_TOKENS when it is set but holds no token', () => {
+    for (const tokens of ['', ',', ' , ,', '   ']) {
+      assert.equal(
+        errorOf({ PLANT_STORE_TOKENS: tokens }),
+        'PLANT_STORE_TOKENS is set but holds no token (comma-separated list)',
+      );
+    }
+  });
+
+  it('reports a token that is not an RFC 6750 b64token without echoing it', () => {
+    const error = errorOf({ PLANT_STORE_TOKENS: 'good, bad secret' });
+    assert.match(error, /^PLANT_STORE_TOKENS: token 2 is not a valid bearer token/);
+    assert.doesNotMatch(error, /secret/);
+    errorOf({ PLANT_STORE_TOKENS: 'a=b' });
+    errorOf({ PLANT_STORE_TOKENS: 'é' });
+  });
+
+  it('reports the first bad setting when several are bad', () => {
+    assert.match(errorOf({ PORT: 'x', PLANT_STORE_TOKENS: '' }), /^PORT /);
+  });
+
+  it('selects postgres storage with the URL when DATABASE_URL is a postgres URL', () => {
+    for (const url of [
+      'postgres://postgres@127.0.0.1:5432/test',
+      'postgresql://user:pw@db.example.com/plants?sslmode=require',
+      'postgres:///plants',
+    ]) {
+      assert.deepEqual(settingsOf({ DATABASE_URL: url }).storage, { kind: 'postgres', url });
+    }
+  });
+
+  it('reports DATABASE_URL without echoing it when it is not a postgres URL', () => {
+    for (const url of [
+      '',
+      ' ',
+      'not a url',
+      'mysql://root:hunter2@db/x',
+      'http://db/',
+      'postgres',
+    ]) {
+      const error = errorOf({ DATABASE_URL: url });
+      assert.equal(error, 'DATABASE_URL must be a postgres:// or postgresql:// URL');
+    }
+  });
+
+  describe('JWT mode', () => {
+    const JWT = {
+      PLANT_STORE_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      PLANT_STORE_JWT_ISSUER: 'https://id.example.com/',
+      PLANT_STORE_JWT_AUDIENCE: 'plant-store',
+    };
+
+    it('selects jwt auth with the default allowlist when the JWKS URL, issuer and audience are set', () => {
+      assert.deepEqual(settingsOf(JWT).auth, {
+        kind: 'jwt',
+        jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+        issuer: 'https://id.example.com/',
+        audience: 'plant-store',
+        algorithms: undefined,
+      });
+      assert.equal(
+        (
+          settingsOf({ ...JWT, PLANT_STORE_JWKS_URL: 'http://127.0.0.1:9/jwks' }).auth as {
+            jwksUrl: string;
+          }
+        ).jwksUrl,
+        'http://127.0.0.1:9/jwks',
+      );
+    });
+
+    it('splits PLANT_STORE_JWT_ALGORITHMS on commas and trims each name when it is set', () => {
+      const auth = settingsOf({ ...JWT, PLANT_STORE_JWT_ALGORITHMS: ' ES256 ,EdDSA,, RS256 ' })
+        .auth as { algorithms: readonly string[] };
+      assert.deepEqual(auth.algorithms, ['ES256', 'EdDSA', 'RS256']);
+    });
+
+    it('reports PLANT_STORE_JWT_ALGORITHMS when it is set but holds no algorithm', () => {
+      for (const algorithms of ['', ',', ' , ']) {
+        assert.equal(
+          errorOf({ ...JWT, PLANT_STORE_JWT_ALGORITHMS: algorithms }),
+          'PLANT_STORE_JWT_ALGORITHMS is set but holds no algorithm (comma-separated list)',
+        );
+      }
+    });
+
+    it('reports PLANT_STORE_TOKENS together with any JWT setting', () => {
+      for (const name of Object.keys(JWT).concat('PLANT_STORE_JWT_ALGORITHMS')) {
+        assert.equal(
+          errorOf({ PLANT_STORE_TOKENS: 'tok', [name]: 'x' }),
+          `PLANT_STORE_TOKENS and ${name} exclude each other: set a token list or the JWT settings, not both`,
+        );
+      }
+      assert.match(errorOf({ ...JWT, PLANT_STORE_TOKENS: 'tok' }), /exclude each other/);
+    });
+
+    it('reports an issuer, audience or allowlist when PLANT_STORE_JWKS_URL is not set', () => {
+      for (const name of [
+        'PLANT_STORE_JWT_ISSUER',
+        'PLANT_STORE_JWT_AUDIENCE',
+        'PLANT_STORE_JWT_ALGORITHMS',
+      ]) {
+        assert.equal(errorOf({ [name]: 'x' }), `${name} needs PLANT_STORE_JWKS_URL (JWT mode)`);
+      }
+      const { PLANT_STORE_JWKS_URL: _, ...withoutUrl } = JWT;
+      assert.equal(
+        errorOf(withoutUrl),
+        'PLANT_STORE_JWT_ISSUER needs PLANT_STORE_JWKS_URL (JWT mode)',
+      );
+    });
+
+    it('reports PLANT_STORE_JWKS_URL when the issuer or the audience is missing', () => {
+      const url = { PLANT_STORE_JWKS_URL: JWT.PLANT_STORE_JWKS_URL };
+      for (const env of [
+        url,
+        { ...url, PLANT_STORE_JWT_ISSUER: 'iss' },
+        { ...url, PLANT_STORE_JWT_AUDIENCE: 'aud' },
+      ]) {
+        assert.equal(
+          errorOf(env),
+          'PLANT_STORE_JWKS_URL needs both PLANT_STORE_JWT_ISSUER and PLANT_STORE_JWT_AUDIENCE (JWT mode)',
+        );
+      }
+    });
+
+    it('reports PLANT_STORE_JWKS_URL when it is not an http or https URL', () => {
+      for (const jwksUrl of ['', 'not a url', 'ftp://id.example.com/jwks', 'file:///etc/jwks']) {
+        assert.equal(
+          errorOf({ ...JWT, PLANT_STORE_JWKS_URL: jwksUrl }),
+          'PLANT_STORE_JWKS_URL must be an http or https URL',
+        );
+      }
+    });
+
+    it('reports an empty issuer or audience', () => {
+      assert.equal(
+        errorOf({ ...JWT, PLANT_STORE_JWT_ISSUER: '' }),
+        'PLANT_STORE_JWT_ISSUER must not be empty',
+      );
+      assert.equal(
+        errorOf({ ...JWT, PLANT_STORE_JWT_AUDIENCE: '' }),
+        'PLANT_STORE_JWT_AUDIENCE must not be empty',
+      );
+    });
+  });
+});

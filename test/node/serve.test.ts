@@ -1,0 +1,372 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { serve } from '../../lib/node.ts';
+import { TOKEN, testStore } from '../support/fakes.ts';
+import { checkRaw, rawPlantRequest } from '../support/fault-helpers.ts';
+import {
+  delay,
+  gate,
+  parseRawResponse,
+  rawClient,
+  rawExchange,
+  withDeadline,
+} from '../support/node-helpers.ts';
+import { assertMatchesOpenApi } from '../support/openapi.ts';
+
+const _INTERNAL = { error: 500, message: 'internal error' };
+
+/** Describes the request the handler got, as JSON. */
+async function echo(request: Request): Promise<Response> {
+  return Response.json({
+    method: request.method,
+    url: request.url,
+    headers: [...request.headers],
+    body: request.body === null ? null : await request.text(),
+  });
+}
+
+describe('serve', () => {
+  it('listens on a free port when port is 0 and stops on close', async () => {
+    const handle = await serve({ fetch: () => new Response('hi'), port: 0 });
+    try {
+      assert.ok(handle.port > 0);
+      assert.equal(handle.url, `http://127.0.0.1:${handle.port}`);
+      const response = await withDeadline(fetch(handle.url), 'fetch');
+      assert.equal(await response.text(), 'hi');
+    } finally {
+      await withDeadline(handle.close(), 'close');
+    }
+    await assert.rejects(fetch(handle.url));
+  });
+
+  it('answers 400 with the Error body when a request has no Host header', async () => {
+    const handle = await serve({ fetch: echo, port: 0 });
+    try {
+      const reply = parseRawResponse(await rawExchange(handle.port, 'GET / HTTP/1.1\r\n\r\n'));
+      assert.equal(reply.status, 400);
+      assert.equal(reply.headers.get('content-type'), 'application/json');
+      assert.equal(JSON.parse(reply.body).error, 400);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('answers 400 with the Error body when the HTTP is malformed', async () => {
+    const handle = await serve({ fetch: echo, port: 0 });
+    try {
+      for (const garbage of ['GARBAGE\r\n\r\n', 'GET / HTTP/1.1\r\nBad Header\r\n\r\n']) {
+        const reply = parseRawResponse(await rawExchange(handle.port, garbage));
+        assert.equal(reply.status, 400);
+        assert.equal(reply.headers.get('content-type'), 'application/json');
+        assert.deepEqual(JSON.parse(reply.body), { error: 400, message: 'malformed request' });
+      }
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('answers 431 with the Error body when the headers exceed maxHeaderSize', async () => {
+    const handle = await serve({ fetch: echo, port: 0, maxHeaderSize: 1024 });
+    try {
+      const reply = parseRawResponse(
+        await rawExchange(
+          handle.port,
+          `GET / HTTP/1.1\r\nHost: a\r\nX-Big: ${'b'.repeat(4000)}\r\n\r\n`,
+        ),
+      );
+      assert.equal(reply.status, 431);
+      assert.equal(reply.headers.get('content-type'), 'application/json');
+      assert.deepEqual(JSON.parse(reply.body), {
+        error: 431,
+        message: 'request headers are too large',
+      });
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('cuts a pipelined malformed request without a raw reply while a create waits for its verifier', async () => {
+    const release = gate();
+    const { store, repository } = testStore({
+      verifier: {
+        async verify() {
+          await release.promise;
+          return { valid: true };
+        },
+      },
+    });
+    const handle = await serve({ fetch: store.fetch, port: 0 });
+    try {
+      const client = await rawClient(handle.port);
+      client.socket.write(
+        `${rawPlantRequest('{"id":42,"name":"Fern"}', TOKEN, { close: false })}GARBAGE\r\n\r\n`,
+      );
+      await withDeadline(client.closed, 'the connection to be cut');
+      assert.equal(client.text(), '');
+      release.open();
+      await delay(20);
+      assert.equal(repository.create.mock.callCount(), 0);
+    } finally {
+      release.open();
+      await handle.close();
+    }
+  });
+
+  it('answers a malformed request with the Error body after a create on the same connection', async () => {
+    const { store, repository } = testStore();
+    const handle = await serve({ fetch: store.fetch, port: 0 });
+    try {
+      const client = await rawClient(handle.port);
+      client.socket.write(rawPlantRequest('{"id":41,"name":"Fern"}', TOKEN, { close: false }));
+      const created = await checkRaw(await client.waitFor(/"Fern"\}$/, 'the create'));
+      assert.deepEqual(created, { status: 200, body: { name: 'Fern' } });
+      const firstLength = client.text().length;
+      client.socket.write('GARBAGE\r\n\r\n');
+      await withDeadline(client.closed, 'the connection to close');
+      const rejectedText = client.text().slice(firstLength);
+      assert.equal(parseRawResponse(rejectedText).headers.get('connection'), 'close');
+      assert.deepEqual(await checkRaw(rejectedText), {
+        status: 400,
+        body: { error: 400, message: 'malformed request' },
+      });
+      assert.equal(repository.create.mock.callCount(), 1);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('cuts a pipelined malformed request without a raw reply while a response is in flight', async () => {
+    const release = gate();
+    const handle = await serve({
+      fetch: async () => {
+        await release.promise;
+        return new Response('late');
+      },
+      port: 0,
+    });
+    try {
+      const client = await rawClient(handle.port);
+      client.socket.write('GET / HTTP/1.1\r\nHost: a\r\n\r\nGARBAGE\r\n\r\n');
+      await withDeadline(client.closed, 'the connection to be cut');
+      assert.equal(client.text(), '');
+    } finally {
+      release.open();
+      await handle.close();
+    }
+  });
+
+  it('disconnects a slowloris client that sends its headers byte by byte', async () => {
+    const handle = await serve({
+      fetch: () => new Response('ok'),
+      port: 0,
+      headersTimeout: 300,
+      requestTimeout: 600,
+      connectionsCheckingInterval: 50,
+    });
+    try {
+      const client = await rawClient(handle.port);
+      const head = `GET / HTTP/1.1\r\nHost: a\r\nX-Slow: ${'s'.repeat(200)}`;
+      let cut = false;
+      void client.closed.then(() => {
+        cut = true;
+      });
+      const started = Date.now();
+      for (const byte of head) {
+        if (cut) break;
+        client.socket.write(byte);
+        await delay(20);
+      }
+      assert.ok(cut, 'the slow client was still connected after sending its whole head');
+      assert.ok(Date.now() - started >= 250, 'cut before headersTimeout');
+      assert.equal(client.text(), '');
+      // Others are still served.
+      assert.equal(await (await withDeadline(fetch(handle.url), 'fetch')).text(), 'ok');
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('disconnects a client that sends its body too slowly for requestTimeout', async () => {
+    const handle = await serve({
+      fetch: async (request) => new Response(await request.text()),
+      port: 0,
+      headersTimeout: 200,
+      requestTimeout: 400,
+      connectionsCheckingInterval: 50,
+    });
+    try {
+      const client = await rawClient(handle.port);
+      client.socket.write('POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 200\r\n\r\n');
+      let cut = false;
+      void client.closed.then(() => {
+        cut = true;
+      });
+      for (let i = 0; i < 200 && !cut; i++) {
+        client.socket.write('b');
+        await delay(20);
+      }
+      assert.ok(cut, 'the slow body was accepted');
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('lets an in-flight request finish on close while refusing new connections', async () => {
+    const entered = gate();
+    const release = gate();
+    const handle = await serve({
+      fetch: async () => {
+        entered.open();
+        await release.promise;
+        return new Response('finished');
+      },
+      port: 0,
+    });
+    const inFlight = fetch(handle.url);
+    await withDeadline(entered.promise, 'the request to arrive');
+    const closed = handle.close();
+    assert.equal(handle.close(), closed, 'close() returns the same promise twice');
+    await assert.rejects(withDeadline(fetch(handle.url), 'a fetch during shutdown'));
+    release.open();
+    const response = await withDeadline(inFlight, 'the in-flight response');
+    assert.equal(await response.text(), 'finished');
+    await withDeadline(closed, 'close to resolve after the in-flight request');
+  });
+
+  it('cuts in-flight requests and aborts their signal after shutdownTimeout', async () => {
+    const entered = gate();
+    const aborted = gate();
+    const handle = await serve({
+      fetch: (request) =>
+        new Promise<Response>(() => {
+          request.signal.addEventListener('abort', () => aborted.open());
+          entered.open();
+        }),
+      port: 0,
+      shutdownTimeout: 200,
+    });
+    const inFlight = fetch(handle.url).catch((error: unknown) => error);
+    await withDeadline(entered.promise, 'the request to arrive');
+    await withDeadline(handle.close(), 'close to give up waiting', 2000);
+    await withDeadline(aborted.promise, 'the signal to abort');
+    assert.ok((await inFlight) instanceof Error);
+  });
+
+  it('rejects when the port is taken and throws a TypeError for a bad option', async () => {
+    const first = await serve({ fetch: echo, port: 0 });
+    try {
+      await assert.rejects(serve({ fetch: echo, port: first.port }), { code: 'EADDRINUSE' });
+    } finally {
+      await first.close();
+    }
+    assert.throws(() => serve({ fetch: echo, port: 70000 }), TypeError);
+    assert.throws(() => serve({ fetch: echo, host: '' }), TypeError);
+    assert.throws(() => serve({ fetch: echo, headersTimeout: -1 }), TypeError);
+    assert.throws(
+      () => serve({ fetch: echo, headersTimeout: 2000, requestTimeout: 1000 }),
+      TypeError,
+    );
+  });
+});
+
+describe('serve with createPlantStore', () => {
+  const { store, repository } = testStore();
+  let handle: Awaited<ReturnType<typeof serve>>;
+  before(async () => {
+    handle = await serve({ fetch: store.fetch, port: 0 });
+  });
+  after(() => handle.close());
+
+  /** Sends over HTTP and checks the response against the OpenAPI document. */
+  async function call(
+    path: string,
+    init: RequestInit & { duplex?: 'half' },
+    where: 'createPlant' | 'NotFound' | 'MethodNotAllowed' = 'createPlant',
+  ): Promise<{ response: Response; body: unknown }> {
+    const response = await withDeadline(fetch(handle.url + path, init), `${init.method} ${path}`);
+    const body = await assertMatchesOpenApi(response.clone(), where);
+    return { response, body };
+  }
+  const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+  it('answers 401 with WWW-Authenticate when the token is missing or rejected', async () => {
+    const missing = await call('/plants', { method: 'POST', body: '{"id":1,"name":"a"}' });
+    assert.equal(missing.response.status, 401);
+    assert.equal(missing.response.headers.get('www-authenticate'), 'Bearer realm="plant-store"');
+    const rejected = await call('/plants', {
+      method: 'POST',
+      headers: { ...auth, authorization: 'Bearer wrong' },
+      body: '{"id":1,"name":"a"}',
+    });
+    assert.equal(rejected.response.status, 401);
+    assert.equal(
+      rejected.response.headers.get('www-authenticate'),
+      'Bearer realm="plant-store", error="invalid_token"',
+    );
+    assert.equal(repository.create.mock.callCount(), 0);
+  });
+
+  it('answers 405 with Allow: POST when the method is not POST', async () => {
+    const { response, body } = await call('/plants', { method: 'GET' }, 'MethodNotAllowed');
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'POST');
+    assert.equal((body as { error: number }).error, 405);
+  });
+
+  it('answers 404 for an unknown path and serves the OpenAPI document without a token', async () => {
+    const missing = await call('/nope', { method: 'GET' }, 'NotFound');
+    assert.equal(missing.response.status, 404);
+    const document = await withDeadline(fetch(`${handle.url}/openapi.json`), 'GET /openapi.json');
+    assert.equal(document.status, 200);
+    assert.equal(document.headers.get('content-type'), 'application/json');
+    assert.equal((await document.json()).openapi, '3.1.0');
+  });
+
+  it('answers 400 when the body is empty and 415 when it is not JSON', async () => {
+    const empty = await call('/plants', { method: 'POST', headers: auth, body: '' });
+    assert.equal(empty.response.status, 400);
+    const text = await call('/plants', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: '{"id":1,"name":"a"}',
+    });
+    assert.equal(text.response.status, 415);
+    assert.equal(repository.create.mock.callCount(), 0);
+  });
+
+  it('answers 413 when a chunked body streams past the limit', async () => {
+    const chunk = new TextEncoder().encode(' '.repeat(16 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 200 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const { response, body: answer } = await call('/plants', {
+      method: 'POST',
+      headers: auth,
+      body,
+      duplex: 'half',
+    });
+    assert.equal(response.status, 413);
+    assert.deepEqual(answer, { error: 413, message: 'request body is larger than 102400 bytes' });
+    assert.equal(repository.create.mock.callCount(), 0);
+  });
+
+  it('creates with 200, replays with 200 and refuses a different plant under the id with 409', async () => {
+    const plant = '{"id": 9007199254740993, "name": "Monstera", "tag": "aroid"}';
+    const created = await call('/plants', { method: 'POST', headers: auth, body: plant });
+    assert.equal(created.response.status, 200);
+    assert.deepEqual(created.body, { name: 'Monstera', tag: 'aroid' });
+    const replay = await call('/plants', { method: 'POST', headers: auth, body: plant });
+    assert.equal(replay.response.status, 200);
+    const conflict = await call('/plants', {
+      method: 'POST',
+      headers: auth,
+      body: '{"id": 9007199254740993, "name": "Fern"}',
+    });
+    assert.equal(conflict.response.status, 409);
+  });
+});

@@ -1,0 +1,665 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { NewPlant, PlantRepository } from '../../lib/index.ts';
+import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+import {
+  createPostgresRepository,
+  ensurePlantTable,
+  type PostgresClient,
+  type PostgresTableOptions,
+} from '../../lib/postgres.ts';
+import { describeRepositoryConformance } from '../support/repository-conformance.ts';
+
+// PGlite (embedded PostgreSQL) always runs, so a machine without a server still tests the SQL;
+// a real server runs as well when DATABASE_URL is set (CI sets it).
+const DATABASE_URL = process.env.DATABASE_URL;
+
+interface Backend {
+  readonly name: string;
+  /** The shared client of this file's run on the backend, connected on first use. */
+  readonly client: () => Promise<PostgresClient>;
+}
+
+const closers: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const close of closers) await close();
+});
+
+function lazy<T>(connect: () => Promise<T>, close: (value: T) => Promise<void>): () => Promise<T> {
+  let promise: Promise<T> | undefined;
+  return () => {
+    if (promise === undefined) {
+      promise = connect();
+      const opened = promise;
+      closers.push(async () => close(await opened));
+    }
+    return promise;
+  };
+}
+
+const pglite = lazy(
+  async () => {
+    const db = new PGlite();
+    await db.waitReady;
+    return db;
+  },
+  (db) => db.close(),
+);
+
+/** A fresh pg Pool on the real server, closed when the file ends: a stand-in for one process. */
+function serverPool(): () => Promise<pg.Pool> {
+  return lazy(
+    async () => new pg.Pool({ connectionString: DATABASE_URL, max: 10 }),
+    (pool) => pool.end(),
+  );
+}
+
+const backends: Backend[] = [{ name: 'PGlite', client: pglite }];
+const poolA = serverPool();
+const poolB = serverPool();
+if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
+  backends.push({ name: 'PostgreSQL server', client: poolA });
+}
+
+// Unique per run, so runs on one database never collide (CI and a developer, or two CI jobs).
+const RUN = `${process.pid.toString(36)}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+let tables = 0;
+function uniqueTableName(prefix = 'plant_store'): string {
+  tables += 1;
+  return `${prefix}_${RUN}_${tables}`;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+function qualified(options: PostgresTableOptions): string {
+  const table = quote(options.table ?? 'plants');
+  return options.schema === undefined ? table : `${quote(options.schema)}.${table}`;
+}
+
+function signal(): AbortSignal {
+  return new AbortController().signal;
+}
+
+/** A fresh table on the backend, ensured, and a repository over it; cleanup drops it. */
+async function freshTable(client: PostgresClient, options: PostgresTableOptions = {}) {
+  const table = { table: uniqueTableName(), ...options };
+  const cleanup = async () => {
+    await client.query(`DROP TABLE IF EXISTS ${qualified(table)}`, []);
+  };
+  try {
+    await ensurePlantTable(client, table);
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  return { table, repository: createPostgresRepository(client, table), cleanup };
+}
+
+/** A client that records every call and answers from a script. */
+function scriptedClient(answer: (text: string, values: unknown[], call: number) => unknown) {
+  const calls: Array<{ text: string; values: unknown[] }> = [];
+  const client: PostgresClient = {
+    query(text: string, values: unknown[] = []) {
+      calls.push({ text, values });
+      return answer(text, values, calls.length) as Promise<{ rows: unknown[] }>;
+    },
+  };
+  return { client, calls };
+}
+
+for (const backend of backends) {
+  describeRepositoryConformance(`createPostgresRepository on ${backend.name}`, async () =>
+    freshTable(await backend.client()),
+  );
+
+  describe(`createPostgresRepository on ${backend.name}`, () => {
+    it('stores ids as exact bigints when they are at the ends of the int64 range', async () => {
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        const ids = [-9223372036854775808n, 9223372036854775807n, 9007199254740993n];
+        for (const id of ids) await repository.create({ id, name: 'x' }, { signal: signal() });
+        const { rows } = await client.query(
+          `SELECT id, id::text AS text FROM ${qualified(table)} ORDER BY id`,
+          [],
+        );
+        // pg hands int8 back as a string, PGlite as a bigint: BigInt takes both exactly.
+        assert.deepStrictEqual(
+          rows.map((row) => BigInt((row as { id: string | bigint }).id)),
+          ids.toSorted((a, b) => (a < b ? -1 : 1)),
+        );
+        assert.deepStrictEqual(
+          rows.map((row) => (row as { text: string }).text),
+          ['-9223372036854775808', '9007199254740993', '9223372036854775807'],
+        );
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it("stores NULL for an absent tag and '' for an empty one when both are created", async () => {
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        await repository.create({ id: 1n, name: 'a' }, { signal: signal() });
+        await repository.create({ id: 2n, name: 'a', tag: '' }, { signal: signal() });
+        const { rows } = await client.query(
+          `SELECT id::text AS id, tag IS NULL AS "isNull" FROM ${qualified(table)} ORDER BY id`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [
+          { id: '1', isNull: true },
+          { id: '2', isNull: false },
+        ]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('returns a plant without a tag when a row with a NULL tag was inserted by hand', async () => {
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        await client.query(
+          `INSERT INTO ${qualified(table)} (id, name, tag) VALUES (7, 'by hand', NULL)`,
+          [],
+        );
+        const outcome = await repository.create({ id: 7n, name: 'by hand' }, { signal: signal() });
+        assert.deepStrictEqual(outcome, { created: false, existing: { name: 'by hand' } });
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('works and injects nothing when the table name holds quotes, spaces and SQL', async () => {
+      const client = await backend.client();
+      const canary = uniqueTableName('canary');
+      await client.query(`CREATE TABLE ${quote(canary)} (x int)`, []);
+      const weird = `p"; DROP TABLE ${quote(canary)}; --`;
+      try {
+        const { repository } = await freshTable(client, { table: weird });
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'a' }, { signal: signal() }),
+          {
+            created: true,
+          },
+        );
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'b' }, { signal: signal() }),
+          {
+            created: false,
+            existing: { name: 'a' },
+          },
+        );
+        const { rows } = await client.query(
+          'SELECT table_name FROM information_schema.tables WHERE table_name = ANY($1::text[]) ORDER BY table_name',
+          [[canary, weird]],
+        );
+        assert.deepStrictEqual(
+          rows.map((row) => (row as { table_name: string }).table_name).sort(),
+          [canary, weird].sort(),
+        );
+      } finally {
+        await client.query(`DROP TABLE IF EXISTS ${quote(weird)}`, []);
+        await client.query(`DROP TABLE IF EXISTS ${quote(canary)}`, []);
+      }
+    });
+
+    it('puts the table in the given schema when schema is set', async () => {
+      const client = await backend.client();
+      const schema = `plant store "schema" ${RUN}`;
+      await client.query(`CREATE SCHEMA ${quote(schema)}`, []);
+      try {
+        const { table, repository } = await freshTable(client, { schema });
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'a' }, { signal: signal() }),
+          {
+            created: true,
+          },
+        );
+        const { rows } = await client.query(
+          'SELECT table_schema FROM information_schema.tables WHERE table_name = $1',
+          [table.table],
+        );
+        assert.deepStrictEqual(rows, [{ table_schema: schema }]);
+      } finally {
+        await client.query(`DROP SCHEMA ${quote(schema)} CASCADE`, []);
+      }
+    });
+
+    it('inserts again when the row is deleted between the insert and the read', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        await client.query(`INSERT INTO ${qualified(table)} (id, name) VALUES (3, 'doomed')`, []);
+        // Deletes the row right after the first insert found it, before the read runs.
+        let deleted = false;
+        const racing: PostgresClient = {
+          async query(text, values) {
+            const result = await client.query(text, values);
+            if (!deleted && text.startsWith('INSERT') && result.rows.length === 0) {
+              deleted = true;
+              await client.query(`DELETE FROM ${qualified(table)} WHERE id = 3`, []);
+            }
+            return result;
+          },
+        };
+        const repository = createPostgresRepository(racing, table);
+        assert.deepStrictEqual(
+          await repository.create({ id: 3n, name: 'new' }, { signal: signal() }),
+          {
+            created: true,
+          },
+        );
+        assert.equal(deleted, true);
+        const { rows } = await client.query(`SELECT name FROM ${qualified(table)}`, []);
+        assert.deepStrictEqual(rows, [{ name: 'new' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it("rejects with the driver's error when the table does not exist", async () => {
+      const repository = createPostgresRepository(await backend.client(), {
+        table: uniqueTableName('missing'),
+      });
+      await assert.rejects(repository.create({ id: 1n, name: 'a' }, { signal: signal() }), {
+        code: '42P01',
+      });
+    });
+  });
+
+  describe(`ensurePlantTable on ${backend.name}`, () => {
+    it('creates the table with the documented columns when it is missing', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const { rows } = await client.query(
+          `SELECT column_name, data_type, is_nullable FROM information_schema.columns
+           WHERE table_name = $1 ORDER BY ordinal_position`,
+          [table.table],
+        );
+        assert.deepStrictEqual(rows, [
+          { column_name: 'id', data_type: 'bigint', is_nullable: 'NO' },
+          { column_name: 'name', data_type: 'text', is_nullable: 'NO' },
+          { column_name: 'tag', data_type: 'text', is_nullable: 'YES' },
+        ]);
+        const keys = await client.query(
+          `SELECT tc.constraint_type, kcu.column_name FROM information_schema.table_constraints tc
+           JOIN information_schema.key_column_usage kcu USING (constraint_schema, constraint_name)
+           WHERE tc.table_name = $1`,
+          [table.table],
+        );
+        assert.deepStrictEqual(keys.rows, [{ constraint_type: 'PRIMARY KEY', column_name: 'id' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('keeps the table and its plants when it is called again', async () => {
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        await repository.create({ id: 1n, name: 'kept' }, { signal: signal() });
+        await ensurePlantTable(client, table);
+        await ensurePlantTable(client, table);
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'x' }, { signal: signal() }),
+          {
+            created: false,
+            existing: { name: 'kept' },
+          },
+        );
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('succeeds every time when many calls race on a missing table', async () => {
+      const clients = [await backend.client()];
+      if (backend.name !== 'PGlite') clients.push(await poolB());
+      const table = { table: uniqueTableName() };
+      try {
+        await Promise.all(
+          Array.from({ length: 16 }, (_, i) =>
+            ensurePlantTable(clients[i % clients.length] as PostgresClient, table),
+          ),
+        );
+      } finally {
+        await clients[0]?.query(`DROP TABLE IF EXISTS ${qualified(table)}`, []);
+      }
+    });
+
+    for (const [title, columns] of [
+      ['lacks the tag column', 'id bigint PRIMARY KEY, name text NOT NULL'],
+      ['has no unique key on id', 'id bigint, name text NOT NULL, tag text'],
+    ] as const) {
+      it(`rejects when an existing table ${title}`, async () => {
+        const client = await backend.client();
+        const table = uniqueTableName();
+        await client.query(`CREATE TABLE ${quote(table)} (${columns})`, []);
+        try {
+          await assert.rejects(ensurePlantTable(client, { table }), (error: { code?: string }) =>
+            ['42703', '42P10'].includes(error.code ?? ''),
+          );
+        } finally {
+          await client.query(`DROP TABLE ${quote(table)}`, []);
+        }
+      });
+    }
+  });
+}
+
+function post(body: string): Request {
+  return new Request('http://localhost/plants', {
+    method: 'POST',
+    headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
+    body,
+  });
+}
+
+async function answer(response: Response) {
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: (await response.json()) as unknown,
+  };
+}
+
+const verifier = createStaticTokenVerifier(['t0ken']);
+
+for (const backend of backends) {
+  describe(`createPlantStore with createPostgresRepository on ${backend.name}`, () => {
+    it('answers 200, 200 on replay and 409 on conflict when plants are stored in the database', async () => {
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        const onError = (error: unknown) => assert.fail(`unexpected onError: ${error}`);
+        const store = createPlantStore({ repository, verifier, onError });
+        const plant = '{"id": 9223372036854775807, "name": "Monstera \uD83C\uDF3F", "tag": ""}';
+        const ok = {
+          status: 200,
+          type: 'application/json',
+          body: { name: 'Monstera 🌿', tag: '' },
+        };
+        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+        const conflict = await answer(
+          await store.fetch(post('{"id": 9223372036854775807, "name": "Monstera 🌿"}')),
+        );
+        assert.deepStrictEqual(conflict, {
+          status: 409,
+          type: 'application/json',
+          body: { error: 409, message: 'a different plant is already stored under this id' },
+        });
+        const { rows } = await client.query(
+          `SELECT id::text AS id, name, tag FROM ${qualified(table)}`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ id: '9223372036854775807', name: 'Monstera 🌿', tag: '' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}
+
+describe('createPlantStore with createPostgresRepository', () => {
+  it('answers 500 internal error and reports the cause when the database fails', async () => {
+    const failure = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+    const { client } = scriptedClient(async () => {
+      throw failure;
+    });
+    const reported: unknown[] = [];
+    const store = createPlantStore({
+      repository: createPostgresRepository(client),
+      verifier,
+      onError: (error) => reported.push(error),
+    });
+    assert.deepStrictEqual(await answer(await store.fetch(post('{"id": 1, "name": "a"}'))), {
+      status: 500,
+      type: 'application/json',
+      body: { error: 500, message: 'internal error' },
+    });
+    assert.deepStrictEqual(reported, [failure]);
+  });
+
+  it('answers 503 when the database does not answer before the deadline', async () => {
+    const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const store = createPlantStore({
+      repository: createPostgresRepository(client),
+      verifier,
+      timeoutMs: 50,
+      onError: (error) => assert.fail(`unexpected onError: ${error}`),
+    });
+    const response = await answer(await store.fetch(post('{"id": 1, "name": "a"}')));
+    assert.equal(response.status, 503);
+    assert.deepStrictEqual(response.body, {
+      error: 503,
+      message: 'the request timed out; retrying it is safe',
+    });
+    assert.equal(calls.length, 1);
+  });
+});
+
+if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
+  describe('createPostgresRepository across processes on the PostgreSQL server', () => {
+    it('lets exactly one create win when 50 creates of one id are split over two pools', async () => {
+      const [a, b] = [await poolA(), await poolB()];
+      const { table, cleanup } = await freshTable(a);
+      try {
+        const repositories = [
+          createPostgresRepository(a, table),
+          createPostgresRepository(b, table),
+        ];
+        for (let round = 0; round < 10; round++) {
+          const id = BigInt(round);
+          const contenders: NewPlant[] = Array.from({ length: 50 }, (_, i) => ({
+            id,
+            name: `racer ${i}`,
+            tag: i % 3 === 0 ? 'x' : undefined,
+          })).map((plant) => (plant.tag === undefined ? { id, name: plant.name } : plant));
+          const outcomes = await Promise.all(
+            contenders.map((plant, i) =>
+              (repositories[i % 2] as PlantRepository).create(plant, { signal: signal() }),
+            ),
+          );
+          const winners = outcomes.flatMap((outcome, i) => (outcome.created ? [i] : []));
+          assert.equal(winners.length, 1, `round ${round}: ${winners.length} winners`);
+          const { id: _, ...stored } = contenders[winners[0] as number] as NewPlant;
+          for (const outcome of outcomes) {
+            if (!outcome.created) assert.deepStrictEqual(outcome.existing, stored);
+          }
+        }
+      } finally {
+        await cleanup();
+      }
+    });
+
+    // The READ COMMITTED trap: one statement that inserts and reads (a CTE) waits for the other
+    // transaction, then reads with its old snapshot and finds no row at all. The separate read
+    // must see the row committed meanwhile.
+    it('returns the row another transaction committed while the create waited on it', async () => {
+      const pool = await poolA();
+      const { table, cleanup } = await freshTable(pool);
+      const holder = await pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`INSERT INTO ${qualified(table)} (id, name) VALUES (9, 'holder')`);
+        const repository = createPostgresRepository(await poolB(), table);
+        let settled = false;
+        const pending = repository.create({ id: 9n, name: 'late' }, { signal: signal() });
+        const settle = () => {
+          settled = true;
+        };
+        pending.then(settle, settle);
+        await sleep(200);
+        assert.equal(settled, false, 'the create should wait for the open transaction');
+        await holder.query('COMMIT');
+        assert.deepStrictEqual(await pending, { created: false, existing: { name: 'holder' } });
+      } finally {
+        holder.release();
+        await cleanup();
+      }
+    });
+
+    it('creates the plant when the transaction it waited on rolls back', async () => {
+      const pool = await poolA();
+      const { table, cleanup } = await freshTable(pool);
+      const holder = await pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`INSERT INTO ${qualified(table)} (id, name) VALUES (9, 'holder')`);
+        const repository = createPostgresRepository(await poolB(), table);
+        const pending = repository.create({ id: 9n, name: 'late' }, { signal: signal() });
+        await sleep(200);
+        await holder.query('ROLLBACK');
+        assert.deepStrictEqual(await pending, { created: true });
+        const { rows } = await pool.query(`SELECT name FROM ${qualified(table)}`);
+        assert.deepStrictEqual(rows, [{ name: 'late' }]);
+      } finally {
+        holder.release();
+        await cleanup();
+      }
+    });
+  });
+}
+
+describe('createPostgresRepository', () => {
+  it('sends the id as exact decimal text and every value as a parameter when it creates', async () => {
+    const { client, calls } = scriptedClient(async () => ({ rows: [{ created: true }] }));
+    const repository = createPostgresRepository(client, { table: 'plants' });
+    const name = "x'); DROP TABLE plants; --";
+    await repository.create({ id: 9223372036854775807n, name, tag: 't' }, { signal: signal() });
+    assert.equal(calls.length, 1);
+    assert.deepStrictEqual(calls[0]?.values, ['9223372036854775807', name, 't']);
+    assert.equal(calls[0]?.text.includes(name), false);
+    assert.match(
+      calls[0]?.text ?? '',
+      /^INSERT INTO "plants" .* ON CONFLICT \(id\) DO NOTHING RETURNING/,
+    );
+  });
+
+  it('rejects with the signal reason and sends no query when the signal is already aborted', async () => {
+    const { client, calls } = scriptedClient(async () => ({ rows: [] }));
+    const reason = new Error('gone');
+    await assert.rejects(
+      createPostgresRepository(client).create(
+        { id: 1n, name: 'a' },
+        { signal: AbortSignal.abort(reason) },
+      ),
+      (error) => error === reason,
+    );
+    assert.equal(calls.length, 0);
+  });
+
+  it('rejects at once with the signal reason when the signal fires mid-query', async () => {
+    let finishInsert: (value: { rows: unknown[] }) => void = () => {};
+    const { client, calls } = scriptedClient(
+      () =>
+        new Promise((resolve) => {
+          finishInsert = resolve;
+        }),
+    );
+    const controller = new AbortController();
+    const reason = new Error('deadline');
+    const pending = createPostgresRepository(client).create(
+      { id: 1n, name: 'a' },
+      { signal: controller.signal },
+    );
+    await sleep(5);
+    controller.abort(reason);
+    await assert.rejects(pending, (error) => error === reason);
+    // The insert answers late with a conflict: no read follows, and nothing is left unhandled.
+    finishInsert({ rows: [] });
+    await sleep(5);
+    assert.equal(calls.length, 1);
+  });
+
+  it("rejects with the driver's own error when a query rejects or throws", async () => {
+    const failure = Object.assign(new Error('connection terminated'), { code: '57P01' });
+    const rejecting = scriptedClient(async () => {
+      throw failure;
+    });
+    await assert.rejects(
+      createPostgresRepository(rejecting.client).create(
+        { id: 1n, name: 'a' },
+        { signal: signal() },
+      ),
+      (error) => error === failure,
+    );
+    const throwing: PostgresClient = {
+      query() {
+        throw failure;
+      },
+    };
+    await assert.rejects(
+      createPostgresRepository(throwing).create({ id: 1n, name: 'a' }, { signal: signal() }),
+      (error) => error === failure,
+    );
+  });
+
+  it('gives up with an error when the row vanishes on every attempt', async () => {
+    const { client, calls } = scriptedClient(async () => ({ rows: [] }));
+    await assert.rejects(
+      createPostgresRepository(client).create({ id: 4n, name: 'a' }, { signal: signal() }),
+      /deleted during every one of 3 attempts/,
+    );
+    assert.deepStrictEqual(
+      calls.map((call) => call.text.split(' ')[0]),
+      ['INSERT', 'SELECT', 'INSERT', 'SELECT', 'INSERT', 'SELECT'],
+    );
+  });
+
+  it('rejects when the database returns a row of the wrong shape', async () => {
+    for (const row of [{ name: 1, tag: null }, { name: 'a', tag: 2 }, { tag: 'a' }]) {
+      const { client } = scriptedClient(async (text) => ({
+        rows: text.startsWith('SELECT') ? [row] : [],
+      }));
+      await assert.rejects(
+        createPostgresRepository(client).create({ id: 1n, name: 'a' }, { signal: signal() }),
+        /row of the wrong shape/,
+      );
+    }
+  });
+
+  it('rejects with a TypeError when query resolves to something without rows', async () => {
+    for (const result of [undefined, {}, { rows: 'no' }]) {
+      const { client } = scriptedClient(async () => result);
+      await assert.rejects(
+        createPostgresRepository(client).create({ id: 1n, name: 'a' }, { signal: signal() }),
+        TypeError,
+      );
+      const noSignal = createPostgresRepository(client).create(
+        { id: 1n, name: 'a' },
+        undefined as unknown as { signal: AbortSignal },
+      );
+      await assert.rejects(noSignal, TypeError);
+    }
+  });
+
+  it('throws a TypeError when the client or a name is unusable', () => {
+    const { client } = scriptedClient(async () => ({ rows: [] }));
+    assert.throws(() => createPostgresRepository({} as PostgresClient), TypeError);
+    for (const options of [
+      { table: '' },
+      { table: 'a\0b' },
+      { table: 'x'.repeat(64) },
+      { table: 'é'.repeat(32) },
+      { schema: '' },
+    ]) {
+      assert.throws(
+        () => createPostgresRepository(client, options),
+        TypeError,
+        JSON.stringify(options),
+      );
+      assert.throws(() => ensurePlantTable(client, options), TypeError, JSON.stringify(options));
+    }
+    assert.doesNotThrow(() => createPostgresRepository(client, { table: 'x'.repeat(63) }));
+  });
+});

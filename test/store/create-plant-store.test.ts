@@ -1,0 +1,26 @@
+/**
+ * `createPlantStore` under `node:test`: the contract's case list (`runtimes/cases.ts`), each case
+ * an `it` in its rule's `describe`, called directly on the source. The same list runs on Node 22
+ * and 24, Deno and Bun through `test/runtimes/`.
+ *
+ * @module
+ */
+
+import { describe, it } from 'node:test';
+import * as lib from '../../lib/index.ts';
+import { type ConformanceCase, conformanceCases, createCaseContext } from '../runtimes/cases.ts';
+
+const context = createCaseContext(lib);
+
+const groups = new Map<string, ConformanceCase[]>();
+for (const rule of conformanceCases) {
+  const list = groups.get(rule.group) ?? [];
+  list.push(rule);
+  groups.set(rule.group, list);
+}
+
+for (const [group, rules] of groups) {
+  describe(group, () => {
+    for (const rule of rules) it(rule.name, () => rule.run(context));
+  });
+}
