@@ -11,8 +11,8 @@
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-/** The core's budget, minified and gzipped: 6 KB. */
-const CORE_BUDGET_BYTES = 6 * 1024;
+/** The core's budget, minified and gzipped: 8 KB. */
+const CORE_BUDGET_BYTES = 8 * 1024;
 
 /** One measured import: what a host writes, and for which platform esbuild bundles it. */
 interface Entry {
