@@ -5,6 +5,7 @@
  * @module
  */
 
+export type { JwtAlgorithm } from './verifiers/jwt-algorithms.ts';
+export { DEFAULT_JWT_ALGORITHMS } from './verifiers/jwt-algorithms.ts';
 export type { CreateJwtVerifierOptions } from './verifiers/jwt-options.ts';
-export { DEFAULT_JWT_ALGORITHMS } from './verifiers/jwt-options.ts';
 export { createJwtVerifier } from './verifiers/jwt-verifier.ts';

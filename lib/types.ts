@@ -9,14 +9,21 @@
 export interface Plant {
   /** The name of the plant: any well-formed Unicode string without U+0000, `''` included. */
   readonly name: string;
-  /** The tag, a type of plant; absent (`undefined`) when the client sent none. */
-  readonly tag?: string;
+  /**
+   * The tag, a type of plant; absent (or `undefined`) when the client sent none. A repository
+   * may also hand back `null` for no tag, as SQL stores it.
+   */
+  readonly tag?: string | null | undefined;
 }
 
 /** A plant with the id its creator chose: the specification's `NewPlant` schema. */
-export interface NewPlant extends Plant {
+export interface NewPlant {
   /** The caller's id, exact over the whole int64 range, hence a `bigint`. */
   readonly id: bigint;
+  /** The name of the plant, exactly as the client sent it. */
+  readonly name: string;
+  /** The tag exactly as the client sent it; absent when it sent none. */
+  readonly tag?: string;
 }
 
 /**
@@ -28,12 +35,16 @@ export type CreatePlantOutcome =
   | { readonly created: true }
   | { readonly created: false; readonly existing: Plant };
 
-/** What a repository receives beside the plant. */
-export interface PlantRepositoryContext {
+/**
+ * What a repository receives beside the plant.
+ *
+ * @typeParam Principal What the store's `TokenVerifier` hands back for an accepted token.
+ */
+export interface PlantRepositoryContext<Principal = unknown> {
   /** The signal that fires when the client goes away or the store's deadline passes. */
   readonly signal: AbortSignal;
-  /** The principal the `TokenVerifier` handed back for this request, if any. */
-  readonly principal?: unknown;
+  /** The principal the `TokenVerifier` handed back for this request, if it gave one. */
+  readonly principal?: Principal | undefined;
 }
 
 /**
@@ -56,7 +67,7 @@ export interface PlantRepositoryContext {
  * };
  * ```
  */
-export interface PlantRepository {
+export interface PlantRepository<Principal = unknown> {
   /**
    * The atomic insert-if-absent: store `plant` when its id is free and report `created: true`;
    * otherwise store nothing and hand back the plant already stored under that id. Two
@@ -65,13 +76,18 @@ export interface PlantRepository {
    */
   create(
     plant: NewPlant,
-    context: PlantRepositoryContext,
+    context: PlantRepositoryContext<Principal>,
   ): CreatePlantOutcome | Promise<CreatePlantOutcome>;
 }
 
-/** The verdict of a `TokenVerifier`. */
-export type TokenVerdict =
-  | { readonly valid: true; readonly principal?: unknown }
+/**
+ * The verdict of a `TokenVerifier`: accepted, with whatever the verifier learned about the
+ * caller (the principal, which reaches the repository), or not.
+ *
+ * @typeParam Principal What an accepted token stands for: a user, a JWT's claims.
+ */
+export type TokenVerdict<Principal = unknown> =
+  | { readonly valid: true; readonly principal?: Principal | undefined }
   | { readonly valid: false };
 
 /** What a verifier receives beside the token. */
@@ -87,37 +103,45 @@ export interface TokenVerifierContext {
  * `error="invalid_token"`). Throw only when the token could not be checked at all (a key server
  * down, say): that becomes a `500`, never an accepted request.
  */
-export interface TokenVerifier {
+export interface TokenVerifier<Principal = unknown> {
   /** The check of one token (the `b64token` after `Bearer `); may be async. */
-  verify(token: string, context: TokenVerifierContext): TokenVerdict | Promise<TokenVerdict>;
+  verify(
+    token: string,
+    context: TokenVerifierContext,
+  ): TokenVerdict<Principal> | Promise<TokenVerdict<Principal>>;
 }
 
-/** Options of `createPlantStore`. */
-export interface CreatePlantStoreOptions {
+/**
+ * Options of `createPlantStore`.
+ *
+ * @typeParam Principal What the verifier hands back and the repository receives, so a JWT's
+ *   claims, say, reach the repository typed.
+ */
+export interface CreatePlantStoreOptions<Principal = unknown> {
   /**
    * The storage.
    * @default createMemoryRepository()
    */
-  readonly repository?: PlantRepository;
+  readonly repository?: PlantRepository<Principal> | undefined;
   /** The auth: required, a store never runs without one. */
-  readonly verifier: TokenVerifier;
+  readonly verifier: TokenVerifier<Principal>;
   /**
    * The largest request body accepted, in bytes; larger bodies get `413`.
    * @default 102400
    */
-  readonly maxBodyBytes?: number;
+  readonly maxBodyBytes?: number | undefined;
   /**
    * The deadline for one create, in milliseconds, from the moment the request arrives; past it
    * the client gets `503` and the repository's signal fires.
    * @default 10000
    */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /**
    * The callback that hears about every unexpected error (a repository or verifier that threw):
    * the client only ever sees `500 internal error`. It must not throw.
    * @default console.error
    */
-  readonly onError?: (error: unknown) => void;
+  readonly onError?: ((error: unknown) => void) | undefined;
 }
 
 /** A plant store: the operation and a router around it. */

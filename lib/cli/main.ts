@@ -17,6 +17,7 @@
 import type pg from 'pg';
 import type { PlantRepository, TokenVerifier } from '../index.ts';
 import { createMemoryRepository, createPlantStore, createStaticTokenVerifier } from '../index.ts';
+import type { JwtAlgorithm } from '../jwt.ts';
 import { type ServeHandle, serve } from '../node.ts';
 import { loadJwtVerifier, loadPostgres, type PostgresModules } from './load-optional.ts';
 import { type AuthSettings, parseSettings } from './settings.ts';
@@ -118,7 +119,9 @@ async function createVerifier(
     );
   }
   try {
-    const { jwksUrl, issuer, audience, algorithms } = auth;
+    const { jwksUrl, issuer, audience } = auth;
+    // Names from the environment: createJwtVerifier checks each at run time.
+    const algorithms = auth.algorithms as readonly JwtAlgorithm[] | undefined;
     return { verifier: jwt.createJwtVerifier({ jwksUrl, issuer, audience, algorithms }) };
   } catch (error) {
     // createJwtVerifier refuses what the settings parser cannot check without jose: `none`,

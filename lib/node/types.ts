@@ -26,20 +26,20 @@ export interface ToNodeListenerOptions {
    * is not reported. It must not throw.
    * @default console.error
    */
-  readonly onError?: (error: unknown) => void;
+  readonly onError?: ((error: unknown) => void) | undefined;
   /**
    * The most bytes of a request body the handler left unread that are read and thrown away
    * after the response, so the connection can serve its next request; past it the connection
    * is closed.
    * @default 1048576
    */
-  readonly maxDrainBytes?: number;
+  readonly maxDrainBytes?: number | undefined;
   /**
    * The longest time, in milliseconds, spent draining a request body the handler left unread;
    * past it the connection is closed.
    * @default 2000
    */
-  readonly drainTimeout?: number;
+  readonly drainTimeout?: number | undefined;
 }
 
 /** Options of `serve`: the handler, where to listen, the server's limits and the listener's options. */
@@ -51,49 +51,49 @@ export interface ServeOptions extends ToNodeListenerOptions {
    * The port to listen on; `0` picks a free one (read it from the handle).
    * @default 3000
    */
-  readonly port?: number;
+  readonly port?: number | undefined;
   /**
    * The interface to listen on.
    * @default '127.0.0.1'
    */
-  readonly host?: string;
+  readonly host?: string | undefined;
   /**
    * The time, in milliseconds, a client has to send the request headers; a slower client
    * (slowloris) is disconnected. See
    * [`server.headersTimeout`](https://nodejs.org/api/http.html#serverheaderstimeout).
    * @default 10000
    */
-  readonly headersTimeout?: number;
+  readonly headersTimeout?: number | undefined;
   /**
    * The time, in milliseconds, a client has to send the whole request, body included; `0`
    * turns the limit off. At least `headersTimeout`. See
    * [`server.requestTimeout`](https://nodejs.org/api/http.html#serverrequesttimeout).
    * @default 30000
    */
-  readonly requestTimeout?: number;
+  readonly requestTimeout?: number | undefined;
   /**
    * The time, in milliseconds, an idle keep-alive connection stays open. See
    * [`server.keepAliveTimeout`](https://nodejs.org/api/http.html#serverkeepalivetimeout).
    * @default 5000
    */
-  readonly keepAliveTimeout?: number;
+  readonly keepAliveTimeout?: number | undefined;
   /**
    * The largest request head (request line and headers), in bytes; a larger one gets `431`.
    * @default 16384
    */
-  readonly maxHeaderSize?: number;
+  readonly maxHeaderSize?: number | undefined;
   /**
    * How often, in milliseconds, the server checks `headersTimeout` and `requestTimeout`; a
    * timeout fires up to this much late.
    * @default 1000
    */
-  readonly connectionsCheckingInterval?: number;
+  readonly connectionsCheckingInterval?: number | undefined;
   /**
    * The time, in milliseconds, `close()` lets in-flight requests finish before it cuts their
    * connections.
    * @default 10000
    */
-  readonly shutdownTimeout?: number;
+  readonly shutdownTimeout?: number | undefined;
 }
 
 /** A running server, as `serve` hands it back. */

@@ -57,14 +57,16 @@ const OPENAPI_JSON = JSON.stringify(openApiDocument);
  * await response.json(); // { name: 'Monstera' }
  * ```
  */
-export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
+export function createPlantStore<Principal = unknown>(
+  options: CreatePlantStoreOptions<Principal>,
+): PlantStore {
   const {
     repository = createMemoryRepository(),
     verifier,
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     onError = console.error,
-  } = options ?? ({} as CreatePlantStoreOptions);
+  } = options ?? ({} as CreatePlantStoreOptions<Principal>);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   const createPlant = createPlantOperation({
     verifier,

@@ -14,27 +14,12 @@ import {
   type KeyObject,
   type RemoteJWKSetOptions,
 } from 'jose';
-
-/**
- * The allowlist `createJwtVerifier` uses when `algorithms` is not given and the key source is a
- * JWKS or a public key: `RS256`, `PS256`, `ES256` and `EdDSA`, the contract's default. Frozen.
- *
- * @example
- * ```ts
- * const verifier = createJwtVerifier({
- *   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
- *   issuer: 'https://id.example.com/',
- *   audience: 'plant-store',
- *   algorithms: [...DEFAULT_JWT_ALGORITHMS, 'ES384'],
- * });
- * ```
- */
-export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([
-  'RS256',
-  'PS256',
-  'ES256',
-  'EdDSA',
-]);
+import {
+  ASYMMETRIC_ALGORITHMS,
+  DEFAULT_JWT_ALGORITHMS,
+  HMAC_ALGORITHMS,
+  type JwtAlgorithm,
+} from './jwt-algorithms.ts';
 
 /** Options of `createJwtVerifier`. Give exactly one key source: `jwksUrl` or `key`. */
 export interface CreateJwtVerifierOptions {
@@ -44,7 +29,7 @@ export interface CreateJwtVerifierOptions {
    * `cooldownDuration`). Exclusive with `key`.
    * @default undefined
    */
-  readonly jwksUrl?: string | URL;
+  readonly jwksUrl?: string | URL | undefined;
   /**
    * The one key instead of a JWKS: a public key (`CryptoKey`, `KeyObject` or public JWK) for the
    * asymmetric algorithms, or a symmetric secret (`Uint8Array`, secret `CryptoKey`/`KeyObject` or
@@ -52,7 +37,7 @@ export interface CreateJwtVerifierOptions {
    * `jwksUrl`.
    * @default undefined
    */
-  readonly key?: JoseCryptoKey | KeyObject | JWK | Uint8Array;
+  readonly key?: JoseCryptoKey | KeyObject | JWK | Uint8Array | undefined;
   /** The exact `iss` a token must carry. Required. */
   readonly issuer: string;
   /** The audience a token's `aud` (a string or an array of strings) must contain. Required. */
@@ -63,53 +48,32 @@ export interface CreateJwtVerifierOptions {
    * `PS384`, `PS512`, `ES384`, `ES512`, `Ed25519`.
    * @default DEFAULT_JWT_ALGORITHMS (`['RS256', 'PS256', 'ES256', 'EdDSA']`); `['HS256']` with a symmetric key
    */
-  readonly algorithms?: readonly string[];
+  readonly algorithms?: readonly JwtAlgorithm[] | undefined;
   /**
    * The clock skew allowed when checking `exp` and `nbf`, in seconds.
    * @default 30
    */
-  readonly clockTolerance?: number;
+  readonly clockTolerance?: number | undefined;
   /**
    * How long after a successful JWKS fetch an unknown `kid` may not trigger another one, in
    * milliseconds (jose's `cooldownDuration`). A rotated key works at the latest this long after
    * the last fetch.
    * @default 30000
    */
-  readonly cooldownDuration?: number;
+  readonly cooldownDuration?: number | undefined;
   /**
    * How long a fetched JWKS is used before it is fetched again, in milliseconds (jose's
    * `cacheMaxAge`); `Infinity` keeps it until an unknown `kid` asks for a refetch.
    * @default 600000
    */
-  readonly cacheMaxAge?: number;
+  readonly cacheMaxAge?: number | undefined;
   /**
    * How long one JWKS fetch may take, in milliseconds (jose's `timeoutDuration`); past it the
    * token could not be checked and `verify` throws.
    * @default 5000
    */
-  readonly timeoutDuration?: number;
+  readonly timeoutDuration?: number | undefined;
 }
-
-const ASYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set([
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-]);
-
-/** The HMAC algorithms with the smallest secret each allows, in bytes (RFC 7518, section 3.2). */
-const HMAC_ALGORITHMS: ReadonlyMap<string, number> = new Map([
-  ['HS256', 32],
-  ['HS384', 48],
-  ['HS512', 64],
-]);
 
 /** A key `createJwtVerifier` holds itself, rather than fetching it from a JWKS. */
 export type FixedKey = JoseCryptoKey | KeyObject | JWK | Uint8Array;

@@ -12,6 +12,7 @@ import {
   createRemoteJWKSet,
   errors,
   type CryptoKey as JoseCryptoKey,
+  type JWTPayload,
   type JWTVerifyOptions,
   jwtVerify,
 } from 'jose';
@@ -42,7 +43,10 @@ const INVALID_TOKEN_CODES: ReadonlySet<string> = new Set([
   'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
 ]);
 
-const REJECTED: TokenVerdict = Object.freeze({ valid: false });
+/** The verdict of a verifier whose principal is a JWT's verified claims. */
+type JwtVerdict = TokenVerdict<JWTPayload>;
+
+const REJECTED: JwtVerdict = Object.freeze({ valid: false });
 
 /** Finds the key a token is checked with: from the JWKS, or the one fixed key. */
 type KeyResolver = (header: Record<string, unknown>, token: unknown) => Promise<FixedKey>;
@@ -55,8 +59,9 @@ type KeyResolver = (header: Record<string, unknown>, token: unknown) => Promise<
  *
  * Refused whatever else holds: `alg: none`, HMAC without a configured secret, keys named or
  * embedded in the token (`jwk`, `jku`, `x5u`, `x5c` headers) and unknown `crit` extensions. The
- * verified claims are the principal. `verify` throws, rather than answering `{ valid: false }`,
- * only when the token could not be checked: the JWKS could not be fetched (refused, timed out,
+ * verified claims (jose's `JWTPayload`) are the principal, typed all the way to the repository.
+ * `verify` throws, rather than answering `{ valid: false }`, only when the token could not be
+ * checked: the JWKS could not be fetched (refused, timed out,
  * not `200`, not JSON, not a key set) or the request's signal fired. A plant store answers that
  * with `500`, never by letting the request through. See
  * [RFC 7519](https://www.rfc-editor.org/rfc/rfc7519) and
@@ -80,7 +85,7 @@ type KeyResolver = (header: Record<string, unknown>, token: unknown) => Promise<
  * const store = createPlantStore({ verifier });
  * ```
  */
-export function createJwtVerifier(options: CreateJwtVerifierOptions): TokenVerifier {
+export function createJwtVerifier(options: CreateJwtVerifierOptions): TokenVerifier<JWTPayload> {
   const { verifyOptions, keys } = checkJwtVerifierOptions(options);
   let resolveKey: KeyResolver;
   if ('jwksUrl' in keys) {
@@ -91,7 +96,7 @@ export function createJwtVerifier(options: CreateJwtVerifierOptions): TokenVerif
     resolveKey = async () => fixedKey;
   }
 
-  const check = async (token: string): Promise<TokenVerdict> => {
+  const check = async (token: string): Promise<JwtVerdict> => {
     // Set once jose holds a trusted key: from then on every failure is about this token and
     // that key (wrong key type for its alg, bad signature, claims), never about fetching keys.
     let keyInHand = false;
@@ -117,7 +122,7 @@ export function createJwtVerifier(options: CreateJwtVerifierOptions): TokenVerif
   };
 
   return {
-    verify(token: string, context?: TokenVerifierContext): Promise<TokenVerdict> {
+    verify(token: string, context?: TokenVerifierContext): Promise<JwtVerdict> {
       const signal = context?.signal;
       if (signal === undefined) return check(token);
       if (signal.aborted) return Promise.reject(signal.reason);
@@ -136,7 +141,7 @@ async function tryEachCandidate(
   token: string,
   error: unknown,
   verifyOptions: JWTVerifyOptions,
-): Promise<TokenVerdict> {
+): Promise<JwtVerdict> {
   for await (const candidate of error as AsyncIterable<JoseCryptoKey>) {
     try {
       const { payload } = await jwtVerify(token, candidate, verifyOptions);

@@ -183,7 +183,7 @@ export function describeRepositoryConformance(
 
     it('stores names and tags exactly when they are any well-formed unicode', () =>
       withRepository(async (repository) => {
-        const samples: Plant[] = [
+        const samples: Omit<NewPlant, 'id'>[] = [
           { name: '🌵🪴', tag: '🌱' },
           { name: '👩🏽‍🌾 family: 👨‍👩‍👧‍👦', tag: '🏳️‍🌈' },
           { name: '多肉植物', tag: '仙人掌' },

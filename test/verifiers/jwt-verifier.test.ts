@@ -18,7 +18,7 @@ import {
 } from 'jose';
 import type { TokenVerdict } from '../../lib/index.ts';
 import { createMemoryRepository, createPlantStore } from '../../lib/index.ts';
-import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS } from '../../lib/jwt.ts';
+import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtAlgorithm } from '../../lib/jwt.ts';
 
 const ISSUER = 'https://id.example.test/';
 const AUDIENCE = 'plant-store';
@@ -808,7 +808,8 @@ describe('createJwtVerifier', () => {
         jwksUrl,
         issuer: ISSUER,
         audience: AUDIENCE,
-        algorithms,
+        // Misuse from JavaScript: names outside the JwtAlgorithm union, checked at run time.
+        algorithms: algorithms as readonly JwtAlgorithm[] | undefined,
         ...extra,
       });
     }
