@@ -1,9 +1,12 @@
 /**
  * The examples' smoke test: each of `examples/*.ts` is started as its user would start it, on
  * a free port on 127.0.0.1, and must print its URL, create a plant (`200` and the Plant) and
- * refuse a request without a token (`401` with the bearer challenge). Runs after `npm run
- * build`: Deno resolves `plant-store` to the built `dist/`, as an installed package would.
- * `npm run test:examples`; exits 1 when an example fails.
+ * refuse a request without a token (`401` with the bearer challenge). Then the hosts of
+ * `test/hosts/`, which mount the store behind a body parser (the order the README warns
+ * against), must answer a valid create with a `500` Error body at once and tell `onError`
+ * exactly once, with `ERR_BODY_ALREADY_READ`, to mount the store before the parser. Runs after
+ * `npm run build`: Deno resolves `plant-store` to the built `dist/`, as an installed package
+ * would. `npm run test:examples`; exits 1 when an example fails.
  *
  * @module
  */
@@ -37,22 +40,49 @@ const examples: Record<string, string[]> = {
   'Bun.serve': [`${root}node_modules/.bin/bun`, 'examples/bun.ts'],
 };
 
-/** Resolves to the URL the example prints once it listens. */
-async function listeningUrl(child: ChildProcess): Promise<string> {
+/** The hosts that mount the store behind a body parser, each a misuse that must fail clearly. */
+const parserFirstHosts: Record<string, string[]> = {
+  'express 5 with express.json() first': tsx('test/hosts/express-json.ts'),
+  'fastify 5 with its JSON parser on the route': tsx('test/hosts/fastify-json.ts'),
+  "hono with validator('json') first": tsx('test/hosts/hono-validator.ts'),
+};
+
+/** A started example: what it printed so far. */
+interface Started {
+  readonly child: ChildProcess;
+  readonly output: () => string;
+}
+
+/** Starts an example or host on a free loopback port, collecting what it prints. */
+function start(command: string, args: string[]): Started {
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  return { child, output: () => output };
+}
+
+/** Resolves to the URL the example prints once it listens. */
+async function listeningUrl({ child, output }: Started): Promise<string> {
   const deadline = AbortSignal.timeout(DEADLINE_MS);
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new Error(`${why}; it printed: ${output}`));
+    const fail = (why: string) => reject(new Error(`${why}; it printed: ${output()}`));
     deadline.addEventListener('abort', () => fail('no "listening on" line in time'));
     child.on('exit', (code) => fail(`it exited (${code}) before listening`));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+    const look = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output());
       if (match?.[1]) resolve(match[1].replace(/\/$/, ''));
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk;
-    });
+    };
+    child.stdout?.on('data', look);
+    look();
   });
 }
 
@@ -81,22 +111,49 @@ async function smoke(url: string): Promise<void> {
   assert.deepEqual(await refused.json(), { error: 401, message: 'a bearer token is required' });
 }
 
+/**
+ * Sends a valid create to a host that read the body first: a `500` Error body at once, and one
+ * `onError` line naming the code and the fix, while the host stays up for the next request.
+ */
+async function parserFirst(url: string, started: Started): Promise<void> {
+  const body = '{"id": 1, "name": "Monstera"}';
+  for (let round = 0; round < 2; round++) {
+    const response = await fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(DEADLINE_MS),
+    });
+    assert.equal(response.status, 500, 'a create behind a body parser');
+    assert.deepEqual(await response.json(), { error: 500, message: 'internal error' });
+  }
+  const reports = started.output().match(/^onError .*$/gm) ?? [];
+  assert.equal(reports.length, 2, `one onError per request; it printed: ${started.output()}`);
+  for (const report of reports) {
+    assert.match(report, /^onError ERR_BODY_ALREADY_READ: /);
+    assert.match(report, /mount plant-store before any body parser/);
+  }
+}
+
 let passed = 0;
 let failed = 0;
-for (const [name, [command = '', ...args]] of Object.entries(examples)) {
-  const child = spawn(command, args, {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+const runs: Array<[string, string[], (url: string, started: Started) => Promise<void>]> = [
+  ...Object.entries(examples).map(([name, command]) => [name, command, smoke] as const),
+  ...Object.entries(parserFirstHosts).map(
+    ([name, command]) => [name, command, parserFirst] as const,
+  ),
+].map(([name, command, check]) => [name, [...command], check]);
+for (const [name, [command = '', ...args], check] of runs) {
+  const started = start(command, args);
   try {
-    await smoke(await listeningUrl(child));
+    await check(await listeningUrl(started), started);
     passed += 1;
     console.log(`ok - ${name}`);
   } catch (error) {
     failed += 1;
     console.log(`not ok - ${name}: ${(error as Error).message}`);
   } finally {
+    const { child } = started;
     const exited = child.exitCode === null ? once(child, 'exit') : Promise.resolve();
     child.kill('SIGTERM');
     await exited;
