@@ -15,6 +15,16 @@ describe('PlantApiError', () => {
     assert.equal(error.cause, cause);
   });
 
+  it('throws a TypeError for a code outside the list, as JavaScript can pass (#20)', () => {
+    for (const build of [
+      () => new PlantApiError('ERR_NOPE' as never),
+      () => errorReply('ERR_NOPE' as never),
+      () => errorReply('toString' as never),
+    ]) {
+      assert.throws(build, { name: 'TypeError', message: /^unknown plant-store error code: / });
+    }
+  });
+
   it('takes a message of its own', () => {
     const error = new PlantApiError('ERR_INVALID_PLANT', 'name must be a string');
     assert.equal(error.message, 'name must be a string');

@@ -40,13 +40,13 @@ export interface PostgresTableOptions {
    * included): it is always quoted, so it is case-sensitive and never read as SQL.
    * @default 'plants'
    */
-  readonly table?: string;
+  readonly table?: string | undefined;
   /**
    * The schema holding the table, quoted like `table`; it must exist. Unset, the connection's
    * `search_path` decides (usually `public`).
    * @default undefined
    */
-  readonly schema?: string;
+  readonly schema?: string | undefined;
 }
 
 /** Options of `createPostgresRepository`. */
@@ -93,8 +93,8 @@ const encoder = new TextEncoder();
  *   `PostgresClient`.
  * @param options Where the table is.
  * @returns The repository.
- * @throws {TypeError} When `client` has no `query` method, or `table` or `schema` is empty,
- *   contains U+0000 or is longer than 63 bytes.
+ * @throws {TypeError} When `client` has no `query` method, `table` or `schema` is empty,
+ *   contains U+0000 or is longer than 63 bytes, or an option's name is not `table` or `schema`.
  * @example
  * ```ts
  * import pg from 'pg';
@@ -246,6 +246,12 @@ function assertClient(client: PostgresClient, caller: string): void {
 }
 
 function qualifiedTableName(options: PostgresTableOptions, caller: string): string {
+  for (const name of Object.keys(options ?? {})) {
+    // A misspelled option (`tableName`) would silently use the default table.
+    if (name !== 'table' && name !== 'schema') {
+      throw new TypeError(`${caller}: unknown option "${name}" (known: table, schema)`);
+    }
+  }
   const table = quoteIdentifier(options.table ?? 'plants', 'table', caller);
   return options.schema === undefined
     ? table

@@ -28,6 +28,15 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const OPENAPI_JSON = JSON.stringify(openApiDocument);
 
+/** The options `createPlantStore` takes: a misspelled one is refused, never silently ignored. */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'repository',
+  'verifier',
+  'maxBodyBytes',
+  'timeoutMs',
+  'onError',
+]);
+
 /**
  * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
  * with the storage and auth the host plugs in.
@@ -41,7 +50,8 @@ const OPENAPI_JSON = JSON.stringify(openApiDocument);
  * @param options The repository (default: in memory), the verifier (required), the body limit
  *   (default 100 KiB), the deadline (default 10 s) and the `onError` callback.
  * @returns The store's `handleCreatePlant` and `fetch`.
- * @throws {TypeError} When the verifier is missing or an option is out of range.
+ * @throws {TypeError} When the verifier is missing, an option is out of range, or an option's
+ *   name is not one of these (a misspelled option would otherwise be silently ignored).
  * @example
  * ```ts
  * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
@@ -67,6 +77,13 @@ export function createPlantStore<Principal = unknown>(
     timeoutMs = DEFAULT_TIMEOUT_MS,
     onError = console.error,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
+  for (const name of Object.keys(options ?? {})) {
+    if (!KNOWN_OPTIONS.has(name)) {
+      throw new TypeError(
+        `createPlantStore: unknown option "${name}" (known: ${[...KNOWN_OPTIONS].join(', ')})`,
+      );
+    }
+  }
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   const createPlant = createPlantOperation({
     verifier,

@@ -75,6 +75,19 @@ export interface CreateJwtVerifierOptions {
   readonly timeoutDuration?: number | undefined;
 }
 
+/** The names of `CreateJwtVerifierOptions`. */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'jwksUrl',
+  'key',
+  'issuer',
+  'audience',
+  'algorithms',
+  'clockTolerance',
+  'cooldownDuration',
+  'cacheMaxAge',
+  'timeoutDuration',
+]);
+
 /** A key `createJwtVerifier` holds itself, rather than fetching it from a JWKS. */
 export type FixedKey = JoseCryptoKey | KeyObject | JWK | Uint8Array;
 
@@ -98,6 +111,14 @@ export interface CheckedJwtOptions {
 export function checkJwtVerifierOptions(options: CreateJwtVerifierOptions): CheckedJwtOptions {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('createJwtVerifier needs an options object');
+  }
+  for (const name of Object.keys(options)) {
+    // A misspelled limit (`clockSkew`) would silently keep the default.
+    if (!KNOWN_OPTIONS.has(name)) {
+      throw new TypeError(
+        `createJwtVerifier: unknown option "${name}" (known: ${[...KNOWN_OPTIONS].join(', ')})`,
+      );
+    }
   }
   const issuer = requireNonEmptyString(options.issuer, 'issuer');
   const audience = requireNonEmptyString(options.audience, 'audience');

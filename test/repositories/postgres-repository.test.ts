@@ -662,4 +662,16 @@ describe('createPostgresRepository', () => {
     }
     assert.doesNotThrow(() => createPostgresRepository(client, { table: 'x'.repeat(63) }));
   });
+
+  it('throws a TypeError naming an option it does not know, rather than using the default table (#20)', () => {
+    const { client } = scriptedClient(async () => ({ rows: [] }));
+    // With one known option beside it, the misspelled one type-checks.
+    const options = { schema: 'garden', tableName: 'plants' };
+    for (const create of [createPostgresRepository, ensurePlantTable]) {
+      assert.throws(() => create(client, options), {
+        name: 'TypeError',
+        message: `${create.name}: unknown option "tableName" (known: table, schema)`,
+      });
+    }
+  });
 });

@@ -196,6 +196,18 @@ describe('createPlantStore', () => {
     }
   });
 
+  it('throws a TypeError naming an option it does not know, rather than ignoring it (#20)', (t) => {
+    const verifier = t.lib.createStaticTokenVerifier(['t']);
+    // Built elsewhere, a misspelled option type-checks: TypeScript only refuses extra keys in a
+    // literal written at the call.
+    const options = { verifier, maxBodySize: 1_000_000 };
+    assert.throws(() => t.lib.createPlantStore(options), {
+      name: 'TypeError',
+      message:
+        'createPlantStore: unknown option "maxBodySize" (known: repository, verifier, maxBodyBytes, timeoutMs, onError)',
+    });
+  });
+
   it('stores in memory by default', async (t) => {
     const store = t.lib.createPlantStore({ verifier: t.lib.createStaticTokenVerifier([TOKEN]) });
     const first = await t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'a' })));

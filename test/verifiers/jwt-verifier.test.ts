@@ -623,6 +623,15 @@ describe('createJwtVerifier', () => {
     const misuses: ReadonlyArray<[string, () => unknown, RegExp]> = [
       ['no options are given', () => createJwtVerifier(undefined as never), /options object/],
       [
+        'an option is misspelled (#20)',
+        () => {
+          // Built elsewhere, the object type-checks; a literal at the call would not.
+          const options = { jwksUrl, issuer: ISSUER, audience: AUDIENCE, clockSkew: 60 };
+          return createJwtVerifier(options);
+        },
+        /^createJwtVerifier: unknown option "clockSkew" \(known: jwksUrl, key, issuer, audience, algorithms, clockTolerance, cooldownDuration, cacheMaxAge, timeoutDuration\)$/,
+      ],
+      [
         'issuer is missing',
         () => createJwtVerifier({ jwksUrl, audience: AUDIENCE } as never),
         /"issuer"/,
