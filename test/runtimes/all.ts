@@ -1,7 +1,7 @@
 /**
  * The cross-runtime run: `deno check lib/index.ts`, then the contract's case list on Node 20
- * (this Node, through tsx), Node 22 and 24 (from `versions/`), Deno and Bun (the `deno` and `bun`
- * dev dependencies), one after the other. `npm run test:runtimes [-- dist]`; the argument picks
+ * (this Node, through tsx), Node 22 and 24, Deno and Bun (all four from `versions/`, see
+ * `binaries.ts`), one after the other. `npm run test:runtimes [-- dist]`; the argument picks
  * the library (`lib`, the default, or the built `dist`). Everything runs from what `npm ci`
  * installed: nothing is downloaded. Exits 1 when any run fails.
  *
@@ -11,25 +11,24 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { runtimeBinaries } from './binaries.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const which = process.argv[2] ?? 'lib';
-const bin = (name: string) => `${root}node_modules/.bin/${name}`;
-const versioned = (name: string) => `${root}test/runtimes/versions/node_modules/${name}/bin/node`;
 const stripTypes = ['--disable-warning=ExperimentalWarning', 'test/runtimes/node.ts', which];
 
 const runs: Array<{ label: string; command: string; args: string[] }> = [
-  { label: 'deno check', command: bin('deno'), args: ['check', 'lib/index.ts'] },
+  { label: 'deno check', command: runtimeBinaries.deno, args: ['check', 'lib/index.ts'] },
   {
     label: 'Node 20',
     command: process.execPath,
     args: ['--import', 'tsx', 'test/runtimes/node.ts', which],
   },
-  { label: 'Node 22', command: versioned('node22'), args: stripTypes },
-  { label: 'Node 24', command: versioned('node24'), args: stripTypes },
+  { label: 'Node 22', command: runtimeBinaries.node22, args: stripTypes },
+  { label: 'Node 24', command: runtimeBinaries.node24, args: stripTypes },
   {
     label: 'Deno',
-    command: bin('deno'),
+    command: runtimeBinaries.deno,
     args: [
       'run',
       '--cached-only',
@@ -39,7 +38,7 @@ const runs: Array<{ label: string; command: string; args: string[] }> = [
       which,
     ],
   },
-  { label: 'Bun', command: bin('bun'), args: ['test/runtimes/bun.ts', which] },
+  { label: 'Bun', command: runtimeBinaries.bun, args: ['test/runtimes/bun.ts', which] },
 ];
 
 let passed = 0;

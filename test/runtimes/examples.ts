@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { runtimeBinaries } from './binaries.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'smoke-token';
@@ -22,7 +23,7 @@ const TOKEN = 'smoke-token';
 const DEADLINE_MS = 15_000;
 
 const tsx = (file: string): string[] => [process.execPath, '--import', 'tsx', file];
-const deno = `${root}node_modules/.bin/deno`;
+const deno = runtimeBinaries.deno;
 const examples: Record<string, string[]> = {
   hono: tsx('examples/hono.ts'),
   'express 5': tsx('examples/express.ts'),
@@ -37,7 +38,7 @@ const examples: Record<string, string[]> = {
     '--allow-read',
     'examples/deno.ts',
   ],
-  'Bun.serve': [`${root}node_modules/.bin/bun`, 'examples/bun.ts'],
+  'Bun.serve': [runtimeBinaries.bun, 'examples/bun.ts'],
 };
 
 /** The hosts that mount the store behind a body parser, each a misuse that must fail clearly. */

@@ -1,6 +1,6 @@
 /**
  * A consumer of every public entry, compiled against the built declarations by the oldest
- * TypeScript plant-store supports (`npm run typecheck:minimum`). It also pins what the types
+ * TypeScript plant-store supports (`npm run check:package`). It also pins what the types
  * promise: a verifier's principal reaches the repository typed, and a string in place of a token
  * list does not compile.
  *
