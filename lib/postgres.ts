@@ -11,7 +11,4 @@ export type {
   PostgresPlantRepository,
   PostgresTableOptions,
 } from './repositories/postgres-repository.ts';
-export {
-  createPostgresRepository,
-  ensurePlantTable,
-} from './repositories/postgres-repository.ts';
+export { createPostgresRepository, ensurePlantTable } from './repositories/postgres-repository.ts';

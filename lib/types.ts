@@ -32,8 +32,7 @@ export interface NewPlant {
  * replay (`200`) and a conflict (`409`) by comparing `existing` with what the client sent.
  */
 export type CreatePlantOutcome =
-  | { readonly created: true }
-  | { readonly created: false; readonly existing: Plant };
+  { readonly created: true } | { readonly created: false; readonly existing: Plant };
 
 /**
  * What a repository receives beside the plant.
@@ -87,8 +86,7 @@ export interface PlantRepository<Principal = unknown> {
  * @typeParam Principal What an accepted token stands for: a user, a JWT's claims.
  */
 export type TokenVerdict<Principal = unknown> =
-  | { readonly valid: true; readonly principal?: Principal | undefined }
-  | { readonly valid: false };
+  { readonly valid: true; readonly principal?: Principal | undefined } | { readonly valid: false };
 
 /** What a verifier receives beside the token. */
 export interface TokenVerifierContext {

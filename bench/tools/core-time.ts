@@ -129,9 +129,10 @@ function recordCore(seconds: number): Promise<void> {
 function readRecording(): { command: string; object: string; symbol: string; samples: number }[] {
   const report = execFileSync(
     'perf',
+    // prettier-ignore
     [
-      ...['report', '-i', RECORD_FILE, '--stdio', '--no-children', '-n', '-g', 'none'],
-      ...['--sort', 'comm,dso,sym', '--percent-limit', '0'],
+      'report', '-i', RECORD_FILE, '--stdio', '--no-children', '-n', '-g', 'none',
+      '--sort', 'comm,dso,sym', '--percent-limit', '0',
     ],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] },
   );

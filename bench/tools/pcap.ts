@@ -51,7 +51,7 @@ export function readCapturedLatencies(file: string, serverPort: number): Capture
   const latencies: number[] = [];
   let first = Number.NaN;
   let last = Number.NaN;
-  for (let at = 24; at + 16 <= data.byteLength; ) {
+  for (let at = 24; at + 16 <= data.byteLength;) {
     const ms = data.readUInt32LE(at) * 1000 + data.readUInt32LE(at + 4) / fractionPerMs;
     const captured = data.readUInt32LE(at + 8);
     const ip = at + 16 + linkBytes;

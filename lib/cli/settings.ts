@@ -47,8 +47,7 @@ export interface JwtAuthSettings {
  * - `postgres`: in PostgreSQL at `url` (`DATABASE_URL`), through `pg`.
  */
 export type StorageSettings =
-  | { readonly kind: 'memory' }
-  | { readonly kind: 'postgres'; readonly url: string };
+  { readonly kind: 'memory' } | { readonly kind: 'postgres'; readonly url: string };
 
 /** The standalone server's settings. */
 export interface Settings {

@@ -97,8 +97,7 @@ export interface CheckedJwtOptions {
   readonly verifyOptions: JWTVerifyOptions;
   /** Where the keys come from: a JWKS (with jose's fetch options) or one fixed key. */
   readonly keys:
-    | { readonly jwksUrl: URL; readonly remote: RemoteJWKSetOptions }
-    | { readonly key: FixedKey };
+    { readonly jwksUrl: URL; readonly remote: RemoteJWKSetOptions } | { readonly key: FixedKey };
 }
 
 /**

@@ -112,136 +112,156 @@ describe('plant-store CLI with DATABASE_URL', () => {
     assert.match(stderr, /^plant-store: DATABASE_URL needs the "pg" package[^\n]*npm install pg/);
   });
 
-  it('stores creates in PostgreSQL, exact int64 ids included, when DATABASE_URL is set', {
-    skip: SKIP_NO_SERVER,
-  }, async () => {
-    const schema = await freshSchema();
-    const { child, url } = await startServer(urlFor(schema));
-    const max = '9223372036854775807';
-    const min = '-9223372036854775808';
-    for (const [id, plant] of [
-      [max, { name: 'Monstera', tag: 'aroid' }],
-      [min, { name: 'Fern' }],
-    ] as const) {
-      const response = await postPlant(
-        url,
-        TOKEN,
-        `{"id": ${id}, ${JSON.stringify(plant).slice(1)}`,
+  it(
+    'stores creates in PostgreSQL, exact int64 ids included, when DATABASE_URL is set',
+    {
+      skip: SKIP_NO_SERVER,
+    },
+    async () => {
+      const schema = await freshSchema();
+      const { child, url } = await startServer(urlFor(schema));
+      const max = '9223372036854775807';
+      const min = '-9223372036854775808';
+      for (const [id, plant] of [
+        [max, { name: 'Monstera', tag: 'aroid' }],
+        [min, { name: 'Fern' }],
+      ] as const) {
+        const response = await postPlant(
+          url,
+          TOKEN,
+          `{"id": ${id}, ${JSON.stringify(plant).slice(1)}`,
+        );
+        assert.equal(response.status, 200);
+        assert.deepEqual(await assertMatchesOpenApi(response), plant);
+      }
+      const { rows } = await (admin as pg.Pool).query(
+        `SELECT id::text AS id, name, tag FROM "${schema}".plants ORDER BY id`,
       );
-      assert.equal(response.status, 200);
-      assert.deepEqual(await assertMatchesOpenApi(response), plant);
-    }
-    const { rows } = await (admin as pg.Pool).query(
-      `SELECT id::text AS id, name, tag FROM "${schema}".plants ORDER BY id`,
-    );
-    assert.deepEqual(rows, [
-      { id: min, name: 'Fern', tag: null },
-      { id: max, name: 'Monstera', tag: 'aroid' },
-    ]);
-    const conflict = await postPlant(url, TOKEN, `{"id": ${max}, "name": "Other"}`);
-    assert.equal(conflict.status, 409);
-    await assertMatchesOpenApi(conflict);
-    await stop(child);
-  });
+      assert.deepEqual(rows, [
+        { id: min, name: 'Fern', tag: null },
+        { id: max, name: 'Monstera', tag: 'aroid' },
+      ]);
+      const conflict = await postPlant(url, TOKEN, `{"id": ${max}, "name": "Other"}`);
+      assert.equal(conflict.status, 409);
+      await assertMatchesOpenApi(conflict);
+      await stop(child);
+    },
+  );
 
-  it('keeps a plant across a restart when DATABASE_URL is set', {
-    skip: SKIP_NO_SERVER,
-  }, async () => {
-    const schema = await freshSchema();
-    const first = await startServer(urlFor(schema));
-    assert.deepEqual(await create(first.url, { id: 7, name: 'Cactus', tag: 'dry' }), {
-      status: 200,
-      body: { name: 'Cactus', tag: 'dry' },
-    });
-    await stop(first.child);
-
-    const second = await startServer(urlFor(schema));
-    // A replay is 200 and a different content 409: only a stored plant can tell them apart.
-    assert.deepEqual(await create(second.url, { id: 7, name: 'Cactus', tag: 'dry' }), {
-      status: 200,
-      body: { name: 'Cactus', tag: 'dry' },
-    });
-    assert.equal((await create(second.url, { id: 7, name: 'Cactus' })).status, 409);
-    await stop(second.child);
-  });
-
-  it('lets exactly one of 50 concurrent creates of one id win across two servers on one database', {
-    skip: SKIP_NO_SERVER,
-  }, async () => {
-    const schema = await freshSchema();
-    const [a, b] = await Promise.all([startServer(urlFor(schema)), startServer(urlFor(schema))]);
-    const servers = [a.url, b.url];
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        create(servers[i % 2] as string, { id: 42, name: `contender ${i}` }, 15_000),
-      ),
-    );
-    const winners = results.filter((result) => result.status === 200);
-    assert.equal(winners.length, 1, JSON.stringify(results.map((result) => result.status)));
-    assert.equal(results.filter((result) => result.status === 409).length, 49);
-    const winner = winners[0]?.body as { name: string };
-    for (const url of servers) {
-      assert.deepEqual(await create(url, { id: 42, name: winner.name }), {
+  it(
+    'keeps a plant across a restart when DATABASE_URL is set',
+    {
+      skip: SKIP_NO_SERVER,
+    },
+    async () => {
+      const schema = await freshSchema();
+      const first = await startServer(urlFor(schema));
+      assert.deepEqual(await create(first.url, { id: 7, name: 'Cactus', tag: 'dry' }), {
         status: 200,
-        body: { name: winner.name },
+        body: { name: 'Cactus', tag: 'dry' },
       });
-    }
-    const { rows } = await (admin as pg.Pool).query(`SELECT name FROM "${schema}".plants`);
-    assert.deepEqual(rows, [{ name: winner.name }]);
-    await Promise.all([stop(a.child), stop(b.child)]);
-  });
+      await stop(first.child);
 
-  it('answers Error bodies without crashing while the database is lost, and resumes when it is back', {
-    skip: SKIP_NO_SERVER,
-  }, async () => {
-    const schema = await freshSchema();
-    const proxy = await startProxy(new URL(DATABASE_URL as string));
-    proxies.push(proxy);
-    const { child, url } = await startServer(urlFor(schema, proxy.port));
-    assert.equal((await create(url, { id: 1, name: 'before' })).status, 200);
+      const second = await startServer(urlFor(schema));
+      // A replay is 200 and a different content 409: only a stored plant can tell them apart.
+      assert.deepEqual(await create(second.url, { id: 7, name: 'Cactus', tag: 'dry' }), {
+        status: 200,
+        body: { name: 'Cactus', tag: 'dry' },
+      });
+      assert.equal((await create(second.url, { id: 7, name: 'Cactus' })).status, 409);
+      await stop(second.child);
+    },
+  );
 
-    proxy.cut();
-    for (let i = 0; i < 3; i++) {
-      const { status, body } = await create(url, { id: 2, name: 'during' }, 15_000);
-      assert.ok(status === 500 || status === 503, `status ${status}`);
-      assert.equal((body as { error: number }).error, status);
-    }
-    assert.equal(child.process.exitCode, null, 'the server is still running');
+  it(
+    'lets exactly one of 50 concurrent creates of one id win across two servers on one database',
+    {
+      skip: SKIP_NO_SERVER,
+    },
+    async () => {
+      const schema = await freshSchema();
+      const [a, b] = await Promise.all([startServer(urlFor(schema)), startServer(urlFor(schema))]);
+      const servers = [a.url, b.url];
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          create(servers[i % 2] as string, { id: 42, name: `contender ${i}` }, 15_000),
+        ),
+      );
+      const winners = results.filter((result) => result.status === 200);
+      assert.equal(winners.length, 1, JSON.stringify(results.map((result) => result.status)));
+      assert.equal(results.filter((result) => result.status === 409).length, 49);
+      const winner = winners[0]?.body as { name: string };
+      for (const url of servers) {
+        assert.deepEqual(await create(url, { id: 42, name: winner.name }), {
+          status: 200,
+          body: { name: winner.name },
+        });
+      }
+      const { rows } = await (admin as pg.Pool).query(`SELECT name FROM "${schema}".plants`);
+      assert.deepEqual(rows, [{ name: winner.name }]);
+      await Promise.all([stop(a.child), stop(b.child)]);
+    },
+  );
 
-    proxy.restore();
-    await resumes(url, { id: 2, name: 'during' });
-    assert.deepEqual(await create(url, { id: 1, name: 'before' }), {
-      status: 200,
-      body: { name: 'before' },
-    });
-    assert.doesNotMatch(child.stderr(), /Uncaught|unhandled/i);
-    await stop(child);
-  });
+  it(
+    'answers Error bodies without crashing while the database is lost, and resumes when it is back',
+    {
+      skip: SKIP_NO_SERVER,
+    },
+    async () => {
+      const schema = await freshSchema();
+      const proxy = await startProxy(new URL(DATABASE_URL as string));
+      proxies.push(proxy);
+      const { child, url } = await startServer(urlFor(schema, proxy.port));
+      assert.equal((await create(url, { id: 1, name: 'before' })).status, 200);
 
-  it('answers 500 before the store deadline when the database stops answering, and resumes', {
-    skip: SKIP_NO_SERVER,
-  }, async () => {
-    const schema = await freshSchema();
-    const proxy = await startProxy(new URL(DATABASE_URL as string));
-    proxies.push(proxy);
-    const { child, url } = await startServer(urlFor(schema, proxy.port));
-    assert.equal((await create(url, { id: 1, name: 'before' })).status, 200);
+      proxy.cut();
+      for (let i = 0; i < 3; i++) {
+        const { status, body } = await create(url, { id: 2, name: 'during' }, 15_000);
+        assert.ok(status === 500 || status === 503, `status ${status}`);
+        assert.equal((body as { error: number }).error, status);
+      }
+      assert.equal(child.process.exitCode, null, 'the server is still running');
 
-    // Connections stay open but nothing comes back: the pool's query_timeout (8 s) ends the
-    // wait with an error, before the store's 10 s deadline would answer 503.
-    proxy.stall();
-    const started = Date.now();
-    assert.deepEqual(await create(url, { id: 2, name: 'during' }, 15_000), {
-      status: 500,
-      body: { error: 500, message: 'internal error' },
-    });
-    assert.ok(Date.now() - started < 10_000, 'answered before the store deadline');
-    assert.equal(child.process.exitCode, null, 'the server is still running');
+      proxy.restore();
+      await resumes(url, { id: 2, name: 'during' });
+      assert.deepEqual(await create(url, { id: 1, name: 'before' }), {
+        status: 200,
+        body: { name: 'before' },
+      });
+      assert.doesNotMatch(child.stderr(), /Uncaught|unhandled/i);
+      await stop(child);
+    },
+  );
 
-    proxy.restore();
-    await resumes(url, { id: 2, name: 'during' });
-    await stop(child);
-  });
+  it(
+    'answers 500 before the store deadline when the database stops answering, and resumes',
+    {
+      skip: SKIP_NO_SERVER,
+    },
+    async () => {
+      const schema = await freshSchema();
+      const proxy = await startProxy(new URL(DATABASE_URL as string));
+      proxies.push(proxy);
+      const { child, url } = await startServer(urlFor(schema, proxy.port));
+      assert.equal((await create(url, { id: 1, name: 'before' })).status, 200);
+
+      // Connections stay open but nothing comes back: the pool's query_timeout (8 s) ends the
+      // wait with an error, before the store's 10 s deadline would answer 503.
+      proxy.stall();
+      const started = Date.now();
+      assert.deepEqual(await create(url, { id: 2, name: 'during' }, 15_000), {
+        status: 500,
+        body: { error: 500, message: 'internal error' },
+      });
+      assert.ok(Date.now() - started < 10_000, 'answered before the store deadline');
+      assert.equal(child.process.exitCode, null, 'the server is still running');
+
+      proxy.restore();
+      await resumes(url, { id: 2, name: 'during' });
+      await stop(child);
+    },
+  );
 
   /** Creates until one succeeds, each answer an Error body; fails past the deadline. */
   async function resumes(url: string, plant: object): Promise<void> {

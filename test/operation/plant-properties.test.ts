@@ -104,9 +104,10 @@ describe('handleCreatePlant properties', () => {
         .map(([key, value]): Member => [key, JSON.stringify(value ?? null)]),
       fc
         .jsonValue({ maxDepth: 2 })
-        .map(
-          (value): Member => ['nested', JSON.stringify({ id: 1.5, value, list: [{ id: 2.5 }] })],
-        ),
+        .map((value): Member => [
+          'nested',
+          JSON.stringify({ id: 1.5, value, list: [{ id: 2.5 }] }),
+        ]),
       fc
         .bigInt({ min: INT64_MIN, max: INT64_MAX })
         .chain((n) => spellings(n).map((literal): Member => ['id', literal, n])),
