@@ -30,6 +30,7 @@ export type PlantApiErrorCode =
   | 'ERR_UNSUPPORTED_MEDIA_TYPE'
   | 'ERR_HEADERS_TOO_LARGE'
   | 'ERR_BODY_REQUIRED'
+  | 'ERR_BODY_LENGTH_MISMATCH'
   | 'ERR_INVALID_UTF8'
   | 'ERR_INVALID_JSON'
   | 'ERR_INVALID_PLANT'
@@ -50,6 +51,10 @@ const REALM = 'Bearer realm="plant-store"';
 const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   ERR_BAD_REQUEST: { status: 400, message: 'malformed request' },
   ERR_BODY_REQUIRED: { status: 400, message: 'request body is required' },
+  ERR_BODY_LENGTH_MISMATCH: {
+    status: 400,
+    message: 'request body length does not match its Content-Length',
+  },
   ERR_INVALID_UTF8: { status: 400, message: 'request body is not valid UTF-8' },
   ERR_INVALID_JSON: { status: 400, message: 'request body is not valid JSON' },
   ERR_INVALID_PLANT: { status: 400, message: 'request body is not a valid NewPlant' },

@@ -8,7 +8,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { BodySink } from '../operation/plain-request.ts';
-import { bodyAlreadyRead } from '../operation/read-body-stream.ts';
+import { bodyAlreadyRead } from '../operation/read-body.ts';
 import type { ListenerConfig } from './listener-config.ts';
 
 /** The error a read fails with, and the reason a watch gives, once the client went away. */

@@ -162,7 +162,7 @@ class PlantCreate implements Deadline, BodySink {
   #bodyRead(bytes: Uint8Array | BodyReadFailure): Reply | undefined {
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, this.#store.tooLarge);
-    if (bytes === 'ERR_BODY_REQUIRED') return errorReply(bytes);
+    if (typeof bytes === 'string') return errorReply(bytes);
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
     if ('code' in plant) return errorReply(plant.code, plant.message);

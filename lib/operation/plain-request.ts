@@ -47,8 +47,12 @@ export interface PlainRequest {
   readonly client: ClientWatch;
 }
 
-/** Why a body could not be read whole: more than the limit, or nothing at all. */
-export type BodyReadFailure = 'ERR_BODY_TOO_LARGE' | 'ERR_BODY_REQUIRED';
+/**
+ * Why a body could not be read whole: more than the limit, nothing at all, or (for a request
+ * built in process) another length than it declares.
+ */
+export type BodyReadFailure =
+  'ERR_BODY_TOO_LARGE' | 'ERR_BODY_REQUIRED' | 'ERR_BODY_LENGTH_MISMATCH';
 
 /** Where a body read ends: the front calls one of these, once. */
 export interface BodySink {

@@ -108,7 +108,7 @@ export function createPlantStore<Principal = unknown>(
   }
 
   async function fetch(request: Request): Promise<Response> {
-    const path = new URL(request.url).pathname;
+    const path = pathOf(request.url);
     if (path === '/plants') return handleCreatePlant(request);
     if (path === '/openapi.json') {
       if (request.method === 'GET' || request.method === 'HEAD') {
@@ -127,6 +127,19 @@ export function createPlantStore<Principal = unknown>(
   attachPlainHandler(fetch, { path: '/plants', handle: createPlant });
 
   return { handleCreatePlant, fetch };
+}
+
+/**
+ * The path of a request's URL, which `Request` has already parsed and normalised
+ * (`http://host/plants?x=1` → `/plants`): a slice rather than a `URL` object per request.
+ */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  const query = url.indexOf('?', start);
+  const fragment = url.indexOf('#', start);
+  const end = Math.min(query === -1 ? url.length : query, fragment === -1 ? url.length : fragment);
+  return url.slice(start, end);
 }
 
 function checkOptions(

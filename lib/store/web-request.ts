@@ -7,7 +7,7 @@
  */
 
 import type { PlainRequest } from '../operation/plain-request.ts';
-import { bodyAlreadyRead, readBodyStream } from '../operation/read-body-stream.ts';
+import { bodyAlreadyRead, readBodyStream, readDeclaredBody } from '../operation/read-body.ts';
 
 /** A usable `Content-Length` is plain digits; absent, or anything else, declares nothing. */
 const DECIMAL = /^\d+$/;
@@ -22,17 +22,20 @@ const DECIMAL = /^\d+$/;
 export function plainRequestOf(request: Request): PlainRequest {
   const { headers, body, signal } = request;
   const contentLength = headers.get('content-length') ?? '';
+  const declaredLength = DECIMAL.test(contentLength) ? Number(contentLength) : -1;
   return {
     method: request.method,
     authorization: headers.get('authorization'),
     contentType: headers.get('content-type'),
-    declaredLength: DECIMAL.test(contentLength) ? Number(contentLength) : -1,
+    declaredLength,
     hasBody: body !== null,
-    // The operation asks for the body only when hasBody is true.
+    // The operation asks for the body only when hasBody is true, and the declared length is
+    // within the limit by then.
     readBody(maxBytes, sink) {
       const stream = body as ReadableStream<Uint8Array>;
       // A host's body parser or validator got there first: say so now, not at the deadline.
       if (request.bodyUsed || stream.locked) sink.fail(bodyAlreadyRead());
+      else if (declaredLength >= 0) readDeclaredBody(request, declaredLength, sink);
       else void readBodyStream(stream, maxBytes, sink);
     },
     client: signal,
