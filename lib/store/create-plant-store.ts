@@ -16,6 +16,7 @@ import type {
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
+import { createCorsPolicy, withCors } from './cors.ts';
 import { attachPlainHandler } from './plain-handler.ts';
 import { plainRequestOf } from './web-request.ts';
 
@@ -64,9 +65,11 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     onError = console.error,
+    cors,
   } = options ?? ({} as CreatePlantStoreOptions);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
-  const createPlant = createPlantOperation({
+  const policy = cors === undefined ? undefined : createCorsPolicy(cors);
+  const operation = createPlantOperation({
     verifier,
     repository,
     maxBodyBytes,
@@ -81,16 +84,17 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
       }
     },
   });
+  // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
+  const createPlant = policy === undefined ? operation : withCors(policy, operation);
+  const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {
     return new Promise((resolve) => {
-      createPlant(plainRequestOf(request), (reply) => resolve(replyResponse(reply)));
+      createPlant(plainRequestOf(request, withCorsOn), (reply) => resolve(replyResponse(reply)));
     });
   }
 
-  async function fetch(request: Request): Promise<Response> {
-    const path = new URL(request.url).pathname;
-    if (path === '/plants') return handleCreatePlant(request);
+  function route(request: Request, path: string): Response {
     if (path === '/openapi.json') {
       if (request.method === 'GET' || request.method === 'HEAD') {
         const body = request.method === 'GET' ? OPENAPI_JSON : null;
@@ -101,6 +105,17 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
       return response;
     }
     return errorResponse('ERR_NOT_FOUND');
+  }
+
+  async function fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === '/plants') return handleCreatePlant(request);
+    const response = route(request, path);
+    if (policy !== undefined) {
+      const headers = policy.headersFor(request.headers.get('origin'));
+      for (const name in headers) response.headers.set(name, headers[name] as string);
+    }
+    return response;
   }
 
   // The node:http adapter answers these on plain values, without a Request or a Response.
