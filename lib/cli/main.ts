@@ -81,7 +81,7 @@ const repository =
     ? await openPostgres(settings.storage.url)
     : createMemoryRepository();
 
-const store = createPlantStore({ repository, verifier, onError });
+const store = createPlantStore({ repository, verifier, onError, cors: settings.cors });
 
 try {
   handle = await serve({

@@ -103,30 +103,33 @@ export function createCorsPolicy(options: CorsOptions): CorsPolicy {
   };
 }
 
-/** An allowed origin must be written exactly as a browser sends it, or it would never match. */
-function checkOrigin(origin: unknown): string {
+/**
+ * What is wrong with an allowed origin, or `undefined` when it is written exactly as a browser
+ * sends it in `Origin`: otherwise it would never match.
+ *
+ * @param origin The origin as configured.
+ * @returns A short reason, for a `TypeError` or a settings error.
+ */
+export function originProblem(origin: unknown): string | undefined {
   let parsed: URL | undefined;
   try {
     parsed = typeof origin === 'string' ? new URL(origin) : undefined;
   } catch {
     parsed = undefined;
   }
-  const serialized = parsed?.origin;
-  if (
-    serialized === undefined ||
-    serialized === 'null' ||
-    (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
-  ) {
-    throw new TypeError(
-      `cors.origins: ${JSON.stringify(origin)} is not an http(s) origin such as https://app.example.com`,
-    );
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    return `${JSON.stringify(origin)} is not an http(s) origin such as https://app.example.com`;
   }
-  if (serialized !== origin) {
-    throw new TypeError(
-      `cors.origins: ${JSON.stringify(origin)} must be written as a browser sends it: ${serialized} (no path, no trailing slash, lower case, no default port)`,
-    );
+  if (parsed.origin !== origin) {
+    return `${JSON.stringify(origin)} must be written as a browser sends it: ${parsed.origin} (no path, no trailing slash, lower case, no default port)`;
   }
-  return serialized;
+  return undefined;
+}
+
+function checkOrigin(origin: unknown): string {
+  const problem = originProblem(origin);
+  if (problem !== undefined) throw new TypeError(`cors.origins: ${problem}`);
+  return origin as string;
 }
 
 /**
