@@ -6,7 +6,7 @@
  */
 
 import { errorResponse, JSON_HEADERS, replyResponse } from '../errors.ts';
-import { openApiDocument } from '../openapi/openapi-document.ts';
+import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { createPlantOperation } from '../operation/create-plant.ts';
 import { createDeadlines } from '../operation/deadlines.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
@@ -27,20 +27,20 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
-const OPENAPI_JSON = JSON.stringify(openApiDocument);
-
 /**
  * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
  * with the storage and auth the host plugs in.
  *
  * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
- * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document,
- * anything else to `404`. Every answer follows the behaviour contract: checks in the order
+ * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document
+ * (its server: the origin it was fetched from), anything else to `404`. With the `cors` option,
+ * both answer browsers of the allowed origins (a preflight `204`, the CORS headers on every
+ * response to them). Every answer follows the behaviour contract: checks in the order
  * method, auth, body presence, media type, size, UTF-8 and JSON, shape, then storage; every
  * error an Error body `{ "error": <status>, "message": <text> }`.
  *
  * @param options The repository (default: in memory), the verifier (required), the body limit
- *   (default 100 KiB), the deadline (default 10 s) and the `onError` callback.
+ *   (default 100 KiB), the deadline (default 10 s), the `onError` callback and CORS (default off).
  * @returns The store's `handleCreatePlant` and `fetch`.
  * @throws {TypeError} When the verifier is missing or an option is out of range.
  * @example
@@ -94,10 +94,10 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
     });
   }
 
-  function route(request: Request, path: string): Response {
-    if (path === '/openapi.json') {
+  function route(request: Request, url: URL): Response {
+    if (url.pathname === '/openapi.json') {
       if (request.method === 'GET' || request.method === 'HEAD') {
-        const body = request.method === 'GET' ? OPENAPI_JSON : null;
+        const body = request.method === 'GET' ? openApiJsonFor(url.origin) : null;
         return new Response(body, { status: 200, headers: JSON_HEADERS });
       }
       const response = errorResponse('ERR_METHOD_NOT_ALLOWED');
@@ -108,9 +108,9 @@ export function createPlantStore(options: CreatePlantStoreOptions): PlantStore {
   }
 
   async function fetch(request: Request): Promise<Response> {
-    const path = new URL(request.url).pathname;
-    if (path === '/plants') return handleCreatePlant(request);
-    const response = route(request, path);
+    const url = new URL(request.url);
+    if (url.pathname === '/plants') return handleCreatePlant(request);
+    const response = route(request, url);
     if (policy !== undefined) {
       const headers = policy.headersFor(request.headers.get('origin'));
       for (const name in headers) response.headers.set(name, headers[name] as string);

@@ -1345,8 +1345,32 @@ describe('fetch', () => {
     const response = await t.deliver(store.fetch, new Request('http://localhost/openapi.json'));
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'application/json');
-    assert.deepEqual(await response.json(), JSON.parse(JSON.stringify(t.lib.openApiDocument)));
+    const { servers, ...served } = await response.json();
+    const { servers: _relative, ...document } = JSON.parse(JSON.stringify(t.lib.openApiDocument));
+    assert.deepEqual(served, document);
+    // Over HTTP the origin is the test server's own, so only its form is checked here.
+    assert.equal(servers.length, 1);
+    assert.equal(new URL(servers[0].url).origin, servers[0].url);
   });
+
+  it(
+    "names the origin it was fetched from as the served document's one server (#23)",
+    async (t) => {
+      const { store } = t.testStore();
+      for (const origin of ['http://plants.example:8080', 'https://[::1]', 'http://localhost']) {
+        const response = await t.deliver(store.fetch, new Request(`${origin}/openapi.json?x`));
+        const { servers, info } = await response.json();
+        assert.deepEqual(servers, [
+          { url: origin, description: 'The server this document came from.' },
+        ]);
+        assert.deepEqual(info.license, { name: 'MIT', identifier: 'MIT' });
+      }
+      assert.deepEqual(t.lib.openApiDocument.servers, [
+        { url: '/', description: 'The server this document is served from.' },
+      ]);
+    },
+    'asks for other origins than the test server it would reach over HTTP',
+  );
 
   it('answers HEAD /openapi.json with no body', async (t) => {
     const { store } = t.testStore();
