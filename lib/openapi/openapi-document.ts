@@ -147,7 +147,8 @@ export const openApiDocument = {
     },
     headers: {
       AccessControlAllowOrigin: {
-        description: 'CORS on, for an allowed origin: that origin, or * when every origin is allowed.',
+        description:
+          'CORS on, for an allowed origin: that origin, or * when every origin is allowed.',
         schema: { type: 'string' },
       },
       AccessControlExposeHeaders: {
