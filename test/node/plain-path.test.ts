@@ -277,7 +277,10 @@ describe('toNodeListener on a plant store', () => {
             assert.equal(fast.headers['access-control-allow-origin'], ORIGIN, context);
           }
           assert.equal(fast.status, generic.status, context);
-          assert.equal(fast.body, generic.body, context);
+          // The served document names the server it came from: here two, on two ports.
+          const own = (answer: Answer, port: number) =>
+            answer.body.replaceAll(`127.0.0.1:${port}`, '127.0.0.1:<port>');
+          assert.equal(own(fast, port), own(generic, ports.generic), context);
           for (const header of COMPARED) {
             assert.equal(fast.headers[header], generic.headers[header], `${context}: ${header}`);
           }
