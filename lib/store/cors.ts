@@ -7,6 +7,7 @@
  * @module
  */
 
+import { JSON_HEADERS } from '../errors.ts';
 import type { CreatePlant } from '../operation/create-plant.ts';
 import type { Reply } from '../operation/plain-request.ts';
 import type { CorsOptions } from '../types.ts';
@@ -157,7 +158,18 @@ export function withCors(policy: CorsPolicy, createPlant: CreatePlant): CreatePl
   };
 }
 
+/**
+ * The JSON content type merged with each set of CORS headers, made once: every `200` carries
+ * `JSON_HEADERS`, so a create merges nothing. One entry per allowed origin, plus `Vary` alone.
+ */
+const jsonWith = new WeakMap<HeaderMap, HeaderMap>();
+
 /** A reply with more headers; the reply's own are kept. */
-export function withHeaders(reply: Reply, headers: HeaderMap): Reply {
-  return { status: reply.status, headers: { ...reply.headers, ...headers }, body: reply.body };
+function withHeaders(reply: Reply, headers: HeaderMap): Reply {
+  let merged = reply.headers === JSON_HEADERS ? jsonWith.get(headers) : undefined;
+  if (merged === undefined) {
+    merged = { ...reply.headers, ...headers };
+    if (reply.headers === JSON_HEADERS) jsonWith.set(headers, merged);
+  }
+  return { status: reply.status, headers: merged, body: reply.body };
 }
