@@ -28,13 +28,10 @@ function errorResponseObject(description: string) {
 
 const DESCRIPTION = `Create a plant with \`POST /plants\` and a bearer token.
 
-**Browsers.** CORS is off unless the server is given allowed origins (the store's \`cors\` option,
-or \`PLANT_STORE_CORS_ORIGINS\` for the standalone server). Then a preflight (\`OPTIONS\` with
-\`Origin\` and \`Access-Control-Request-Method\`) from an allowed origin is answered \`204\` without
-a token, with \`Access-Control-Allow-Methods: POST\`, \`Access-Control-Allow-Headers: Authorization,
-Content-Type, X-Request-Id\` and \`Access-Control-Max-Age\`; every response to an allowed origin,
-errors included, carries \`Access-Control-Allow-Origin\`, \`Vary: Origin\` and
-\`Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id\`. Other origins get no CORS header.`;
+**Browsers.** CORS is off unless the server allows origins. Then a preflight from an allowed origin
+gets \`204\` without a token, and every response to it, errors included, carries
+\`Access-Control-Allow-Origin\`, \`Vary: Origin\` and
+\`Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id\`.`;
 
 const challenge = {
   description: 'Bearer realm="plant-store", plus error="invalid_token" for a rejected token.',
@@ -151,16 +148,15 @@ export const openApiDocument = {
     },
     headers: {
       AccessControlAllowOrigin: {
-        description:
-          'CORS on, for an allowed origin: that origin, or * when every origin is allowed.',
+        description: 'With CORS on, to an allowed origin: that origin, or *.',
         schema: { type: 'string' },
       },
       AccessControlExposeHeaders: {
-        description: 'CORS on, for an allowed origin: WWW-Authenticate, X-Request-Id.',
+        description: 'With CORS on, to an allowed origin: WWW-Authenticate, X-Request-Id.',
         schema: { type: 'string' },
       },
       Vary: {
-        description: 'CORS on: Origin, since the CORS headers depend on it.',
+        description: 'With CORS on: Origin.',
         schema: { type: 'string' },
       },
     },
