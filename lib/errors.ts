@@ -143,7 +143,9 @@ export function errorResponse(code: PlantApiErrorCode, message?: string): Respon
 
 /** A reply as a web-standard `Response`. */
 export function replyResponse(reply: ErrorReply): Response {
-  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  // A 204 (a CORS preflight's answer) must have no body at all, not even an empty one.
+  const body = reply.status === 204 ? null : reply.body;
+  return new Response(body, { status: reply.status, headers: reply.headers });
 }
 
 /** The headers every JSON response carries. */

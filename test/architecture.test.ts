@@ -7,14 +7,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const LIB = fileURLToPath(new URL('../lib/', import.meta.url));
 /** The files the `exports` map names, and the two public vocabularies beside them. */
-const ENTRIES = ['index.ts', 'node.ts', 'postgres.ts', 'jwt.ts'];
+const ENTRIES = ['index.ts', 'node.ts', 'postgres.ts', 'jwt.ts', 'docs.ts'];
 const TOP_LEVEL = [...ENTRIES, 'errors.ts', 'types.ts'];
 /** Where `node:*` may be imported: the Node adapter and the standalone server. */
 const NODE_ONLY = ['node.ts', 'node/', 'cli/'];
@@ -39,7 +39,7 @@ function importsOf(file: string): { local: string[]; packages: string[] } {
   const specifiers = [
     ...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'([^']+)'/gms),
     ...text.matchAll(/^import\s+'([^']+)'/gm),
-    ...text.matchAll(/\bimport\('([^']+)'\)/g),
+    ...text.matchAll(/\bimport\('([^']+)'[,)]/g),
   ].map((match) => match[1] as string);
   const local: string[] = [];
   const packages: string[] = [];
@@ -56,7 +56,7 @@ function reachable(entry: string): Set<string> {
   const visit = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const next of importsOf(file).local) visit(next);
+    for (const next of importsOf(file).local) if (!next.endsWith('.json')) visit(next);
   };
   visit(entry);
   return seen;
@@ -81,9 +81,18 @@ describe('the layout of lib/', () => {
   it('resolves every relative import to a file of lib/', () => {
     for (const file of sources.keys()) {
       for (const target of importsOf(file).local) {
-        assert.ok(sources.has(target), `${file} imports ${target}, which is not there`);
+        // A JSON module is data (the reference page's packed renderer, made by `npm ci`).
+        const found = target.endsWith('.json')
+          ? existsSync(join(LIB, target))
+          : sources.has(target);
+        assert.ok(found, `${file} imports ${target}, which is not there`);
       }
     }
+  });
+
+  it('keeps the reference page (#23) out of the core entry', () => {
+    const docs = [...reachable('index.ts')].filter((file) => file.startsWith('docs'));
+    assert.deepEqual(docs, []);
   });
 
   it('has no import cycles', () => {
@@ -92,7 +101,9 @@ describe('the layout of lib/', () => {
       if (state.get(file) === 'done') return;
       assert.notEqual(state.get(file), 'visiting', `a cycle: ${[...path, file].join(' → ')}`);
       state.set(file, 'visiting');
-      for (const next of importsOf(file).local) visit(next, [...path, file]);
+      for (const next of importsOf(file).local) {
+        if (!next.endsWith('.json')) visit(next, [...path, file]);
+      }
       state.set(file, 'done');
     };
     for (const file of sources.keys()) visit(file, []);

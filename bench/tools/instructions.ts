@@ -53,6 +53,8 @@ async function drive(creates: number): Promise<void> {
             method: 'POST',
             authorization: `Bearer ${TOKEN}`,
             contentType: 'application/json',
+            origin: null,
+            preflightMethod: null,
             declaredLength: body.byteLength,
             hasBody: true,
             readBody: (_maxBytes, sink) => setImmediate(() => sink.take(body)),

@@ -1,5 +1,6 @@
 /**
  * The standalone server (`npm start`, the `plant-store` bin): the plant store over `node:http`,
+ * with the interactive API reference at `/docs`,
  * with plants in memory or, when `DATABASE_URL` is set, in PostgreSQL through `pg`; bearer tokens
  * from a fixed list or, in JWT mode, checked against a JWKS through jose.
  *
@@ -15,6 +16,7 @@
  */
 
 import type pg from 'pg';
+import { withDocs } from '../docs.ts';
 import type { PlantRepository, TokenVerifier } from '../index.ts';
 import { createMemoryRepository, createPlantStore, createStaticTokenVerifier } from '../index.ts';
 import type { JwtAlgorithm } from '../jwt.ts';
@@ -82,11 +84,12 @@ const repository =
     ? await openPostgres(settings.storage.url)
     : createMemoryRepository();
 
-const store = createPlantStore({ repository, verifier, onError });
+const store = createPlantStore({ repository, verifier, onError, cors: settings.cors });
 
 try {
   handle = await serve({
-    fetch: store.fetch,
+    // The reference page at /docs; /plants keeps the Node adapter's fast path.
+    fetch: withDocs(store.fetch),
     port: settings.port,
     host: settings.host,
     onError,

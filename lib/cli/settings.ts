@@ -7,7 +7,9 @@
  * @module
  */
 
+import type { CorsOptions } from '../index.ts';
 import { B64TOKEN } from '../operation/bearer-token.ts';
+import { originProblem } from '../store/cors.ts';
 
 /** The environment as the parser reads it: `process.env` fits. */
 export type SettingsEnv = Readonly<Record<string, string | undefined>>;
@@ -59,6 +61,8 @@ export interface Settings {
   readonly auth: AuthSettings;
   /** Where plants are stored. */
   readonly storage: StorageSettings;
+  /** CORS (`PLANT_STORE_CORS_ORIGINS`): the allowed origins, or `undefined` for off. */
+  readonly cors: CorsOptions | undefined;
 }
 
 /** What `parseSettings` reports: the settings, or one line saying what is wrong. */
@@ -99,7 +103,8 @@ type Parsed<T> = { readonly value: T } | { readonly error: string };
  * both issuer and audience is an error. A setting counts as set when it is present, even empty.
  *
  * `DATABASE_URL`, when set, must be a `postgres://` or `postgresql://` URL: storage is then
- * `postgres`, else `memory`. An error message names the setting and never echoes a token or a
+ * `postgres`, else `memory`. `PLANT_STORE_CORS_ORIGINS`, when set, is `*` or a comma-separated
+ * list of exact origins (`https://app.example.com`); unset, CORS is off. An error message names the setting and never echoes a token or a
  * database URL (either may hold a secret).
  *
  * @param env The environment, such as `process.env`.
@@ -108,7 +113,8 @@ type Parsed<T> = { readonly value: T } | { readonly error: string };
  * ```ts
  * const result = parseSettings({ PORT: '0', PLANT_STORE_TOKENS: 'alpha, beta' });
  * // { ok: true, settings: { port: 0, host: '127.0.0.1',
- * //   auth: { kind: 'tokens', tokens: ['alpha', 'beta'] }, storage: { kind: 'memory' } } }
+ * //   auth: { kind: 'tokens', tokens: ['alpha', 'beta'] }, storage: { kind: 'memory' },
+//   cors: undefined } }
  * ```
  */
 export function parseSettings(env: SettingsEnv): ParseSettingsResult {
@@ -120,10 +126,42 @@ export function parseSettings(env: SettingsEnv): ParseSettingsResult {
   if ('error' in auth) return { ok: false, error: auth.error };
   const storage = parseStorage(env);
   if ('error' in storage) return { ok: false, error: storage.error };
+  const cors = parseCors(env.PLANT_STORE_CORS_ORIGINS);
+  if ('error' in cors) return { ok: false, error: cors.error };
   return {
     ok: true,
-    settings: { port: port.value, host: host.value, auth: auth.value, storage: storage.value },
+    settings: {
+      port: port.value,
+      host: host.value,
+      auth: auth.value,
+      storage: storage.value,
+      cors: cors.value,
+    },
   };
+}
+
+/**
+ * `PLANT_STORE_CORS_ORIGINS`: unset, CORS is off; `*` allows every origin; else a comma-separated
+ * list of exact origins (trimmed, empty entries skipped), each written as a browser sends it.
+ */
+function parseCors(raw: string | undefined): Parsed<CorsOptions | undefined> {
+  if (raw === undefined) return { value: undefined };
+  if (raw.trim() === '*') return { value: { origins: '*' } };
+  const origins: string[] = [];
+  for (const entry of raw.split(',')) {
+    const origin = entry.trim();
+    if (origin === '') continue;
+    const problem = origin === '*' ? "'*' stands alone, not in a list" : originProblem(origin);
+    if (problem !== undefined) return { error: `PLANT_STORE_CORS_ORIGINS: ${problem}` };
+    origins.push(origin);
+  }
+  if (origins.length === 0) {
+    return {
+      error:
+        'PLANT_STORE_CORS_ORIGINS is set but holds no origin (comma-separated origins such as https://app.example.com, or *)',
+    };
+  }
+  return { value: { origins } };
 }
 
 function parsePort(raw: string | undefined): Parsed<number> {

@@ -39,6 +39,8 @@ export function answerPlain(
   let authorization: string | null = null;
   let contentType: string | null = null;
   let contentLength: string | null = null;
+  let origin: string | null = null;
+  let preflightMethod: string | null = null;
   let chunked = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
@@ -65,8 +67,20 @@ export function answerPlain(
         if (name === 'Content-Length' || name.toLowerCase() === 'content-length')
           contentLength = joined(contentLength, value);
         break;
+      case 6:
+        // Accept and Cookie share the length: one char compare spares them the lower-casing.
+        if (
+          name === 'Origin' ||
+          ((name.charCodeAt(0) | 32) === 111 && name.toLowerCase() === 'origin')
+        )
+          origin = joined(origin, value);
+        break;
       case 17:
         if (name.toLowerCase() === 'transfer-encoding') chunked = true;
+        break;
+      case 29:
+        if (name.toLowerCase() === 'access-control-request-method')
+          preflightMethod = joined(preflightMethod, value);
         break;
     }
   }
@@ -81,6 +95,8 @@ export function answerPlain(
       method: req.method ?? 'GET',
       authorization,
       contentType,
+      origin,
+      preflightMethod,
       // Node's HTTP parser refuses a Content-Length that is not plain digits, or given twice.
       declaredLength: contentLength === null ? -1 : Number(contentLength),
       hasBody: chunked || contentLength !== null,

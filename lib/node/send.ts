@@ -97,7 +97,8 @@ export function sendReply(res: ServerResponse, reply: ErrorReply): void {
   } else {
     head = [];
     for (const name in reply.headers) head.push(name, reply.headers[name] as string);
-    head.push('content-length', length);
+    // RFC 9110 section 8.6: never a Content-Length on a 204 (a CORS preflight's answer).
+    if (reply.status !== 204) head.push('content-length', length);
   }
   res.writeHead(reply.status, head);
   res.end(reply.body);

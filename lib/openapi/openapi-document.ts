@@ -10,10 +10,28 @@ const errorContent = {
   'application/json': { schema: { $ref: '#/components/schemas/Error' } },
 } as const;
 
+/**
+ * The headers a response carries when CORS is on (#23), for an allowed origin only. Every
+ * response has them (the description says so); they are declared where a browser client reads
+ * headers, the Plant and the 401, so the reference does not repeat them under every status.
+ */
+const corsHeaders = {
+  'Access-Control-Allow-Origin': { $ref: '#/components/headers/AccessControlAllowOrigin' },
+  'Access-Control-Expose-Headers': { $ref: '#/components/headers/AccessControlExposeHeaders' },
+  Vary: { $ref: '#/components/headers/Vary' },
+} as const;
+
 /** An Error response with a description. */
 function errorResponseObject(description: string) {
   return { description, content: errorContent };
 }
+
+const DESCRIPTION = `Create a plant with \`POST /plants\` and a bearer token.
+
+**Browsers.** CORS is off unless the server allows origins. Then a preflight from an allowed origin
+gets \`204\` without a token, and every response to it, errors included, carries
+\`Access-Control-Allow-Origin\`, \`Vary: Origin\` and
+\`Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id\`.`;
 
 const challenge = {
   description: 'Bearer realm="plant-store", plus error="invalid_token" for a rejected token.',
@@ -24,7 +42,9 @@ const challenge = {
 /**
  * The OpenAPI 3.1.0 document: title "OpenAPI Plant Store", version 1.0.0, license MIT, security
  * scheme `bearerAuth`, schemas `Plant`, `NewPlant` and `Error`, the operation `POST /plants`,
- * and the reusable `404`/`405` responses the router answers with.
+ * and the reusable `404`/`405` responses the router answers with. Its server is relative (`/`:
+ * wherever the document is served from); `fetch` serves it at `GET /openapi.json` naming the
+ * origin it was fetched from instead.
  *
  * @example
  * ```ts
@@ -37,19 +57,19 @@ export const openApiDocument = {
   info: {
     title: 'OpenAPI Plant Store',
     version: '1.0.0',
-    license: { name: 'MIT' },
+    description: DESCRIPTION,
+    contact: { name: 'The plant-store maintainers' },
+    license: { name: 'MIT', identifier: 'MIT' },
   },
-  servers: [
-    {
-      url: '{base_url}',
-      variables: { base_url: { default: 'http://127.0.0.1:3000' } },
-    },
-  ],
+  // Relative: resolved against the document's own URL. `fetch` serves the request's origin here.
+  servers: [{ url: '/', description: 'The server this document is served from.' }],
   security: [{ bearerAuth: [] }],
+  tags: [{ name: 'plants', description: 'The plants in the store.' }],
   paths: {
     '/plants': {
       post: {
         operationId: 'createPlant',
+        tags: ['plants'],
         summary: 'Creates a new plant in the store',
         description:
           'The same id with the same name and tag again is a 200 that changes nothing (a safe retry); with different ones, a 409.',
@@ -63,12 +83,13 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The plant is stored.',
+            headers: corsHeaders,
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
           },
           '400': errorResponseObject('Unexpected error: no body, or not UTF-8 JSON of a NewPlant.'),
           '401': {
             description: 'No valid bearer token.',
-            headers: { 'WWW-Authenticate': challenge },
+            headers: { 'WWW-Authenticate': challenge, ...corsHeaders },
             content: errorContent,
           },
           '409': errorResponseObject('Another plant has this id.'),
@@ -125,6 +146,20 @@ export const openApiDocument = {
         },
       },
     },
+    headers: {
+      AccessControlAllowOrigin: {
+        description: 'With CORS on, to an allowed origin: that origin, or *.',
+        schema: { type: 'string' },
+      },
+      AccessControlExposeHeaders: {
+        description: 'With CORS on, to an allowed origin: WWW-Authenticate, X-Request-Id.',
+        schema: { type: 'string' },
+      },
+      Vary: {
+        description: 'With CORS on: Origin.',
+        schema: { type: 'string' },
+      },
+    },
     responses: {
       NotFound: errorResponseObject('No such path.'),
       MethodNotAllowed: {
@@ -141,3 +176,35 @@ export const openApiDocument = {
     },
   },
 } as const;
+
+/** Where the served document's server URL goes: a string no origin can be. */
+const SERVER_SLOT = JSON.stringify('\u0000server\u0000');
+// The document as JSON, cut where the server's URL goes: serving it costs a concatenation.
+const [BEFORE_SERVER, AFTER_SERVER] = JSON.stringify({
+  ...openApiDocument,
+  servers: [{ url: JSON.parse(SERVER_SLOT), description: 'The server this document came from.' }],
+}).split(SERVER_SLOT) as [string, string];
+let lastOrigin = '';
+let lastJson = '';
+
+/**
+ * The OpenAPI document as `fetch` serves it: JSON whose one server is `origin`, the origin the
+ * document was fetched from, so that a reference page's "try it" and a client generated from
+ * the served document call this very server (a generator given a relative server URL makes a
+ * client that cannot run outside a browser).
+ *
+ * @param origin The request's origin, such as `http://127.0.0.1:3000`.
+ * @returns The document's JSON text.
+ * @example
+ * ```ts
+ * JSON.parse(openApiJsonFor('http://127.0.0.1:3000')).servers[0].url; // 'http://127.0.0.1:3000'
+ * ```
+ */
+export function openApiJsonFor(origin: string): string {
+  // Every request of a server names the same origin, bar a few: the last one is kept.
+  if (origin !== lastOrigin) {
+    lastJson = BEFORE_SERVER + JSON.stringify(origin) + AFTER_SERVER;
+    lastOrigin = origin;
+  }
+  return lastJson;
+}

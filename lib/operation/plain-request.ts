@@ -31,6 +31,10 @@ export interface PlainRequest {
   readonly authorization: string | null;
   /** The `Content-Type` header, `null` when absent. */
   readonly contentType: string | null;
+  /** The `Origin` header, `null` when absent (or not read: a store without CORS needs none). */
+  readonly origin: string | null;
+  /** The `Access-Control-Request-Method` header of a CORS preflight, `null` when absent. */
+  readonly preflightMethod: string | null;
   /**
    * The body length the `Content-Length` header declares, `-1` when it is absent or not a
    * plain decimal number.

@@ -6,7 +6,7 @@
  */
 
 import { errorResponse, JSON_HEADERS, replyResponse } from '../errors.ts';
-import { openApiDocument } from '../openapi/openapi-document.ts';
+import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { createPlantOperation } from '../operation/create-plant.ts';
 import { createDeadlines } from '../operation/deadlines.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
@@ -16,6 +16,7 @@ import type {
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
+import { createCorsPolicy, withCors } from './cors.ts';
 import { attachPlainHandler } from './plain-handler.ts';
 import { plainRequestOf } from './web-request.ts';
 
@@ -26,8 +27,6 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
-const OPENAPI_JSON = JSON.stringify(openApiDocument);
-
 /** The options `createPlantStore` takes: a misspelled one is refused, never silently ignored. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'repository',
@@ -35,6 +34,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'maxBodyBytes',
   'timeoutMs',
   'onError',
+  'cors',
 ]);
 
 /**
@@ -42,13 +42,15 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
  * with the storage and auth the host plugs in.
  *
  * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
- * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document,
- * anything else to `404`. Every answer follows the behaviour contract: checks in the order
+ * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document
+ * (its server: the origin it was fetched from), anything else to `404`. With the `cors` option,
+ * both answer browsers of the allowed origins (a preflight `204`, the CORS headers on every
+ * response to them). Every answer follows the behaviour contract: checks in the order
  * method, auth, body presence, media type, size, UTF-8 and JSON, shape, then storage; every
  * error an Error body `{ "error": <status>, "message": <text> }`.
  *
  * @param options The repository (default: in memory), the verifier (required), the body limit
- *   (default 100 KiB), the deadline (default 10 s) and the `onError` callback.
+ *   (default 100 KiB), the deadline (default 10 s), the `onError` callback and CORS (default off).
  * @returns The store's `handleCreatePlant` and `fetch`.
  * @throws {TypeError} When the verifier is missing, an option is out of range, or an option's
  *   name is not one of these (a misspelled option would otherwise be silently ignored).
@@ -76,6 +78,7 @@ export function createPlantStore<Principal = unknown>(
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     onError = console.error,
+    cors,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
   for (const name of Object.keys(options ?? {})) {
     if (!KNOWN_OPTIONS.has(name)) {
@@ -85,7 +88,8 @@ export function createPlantStore<Principal = unknown>(
     }
   }
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
-  const createPlant = createPlantOperation({
+  const policy = cors === undefined ? undefined : createCorsPolicy(cors);
+  const operation = createPlantOperation({
     verifier,
     repository,
     maxBodyBytes,
@@ -100,19 +104,20 @@ export function createPlantStore<Principal = unknown>(
       }
     },
   });
+  // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
+  const createPlant = policy === undefined ? operation : withCors(policy, operation);
+  const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {
     return new Promise((resolve) => {
-      createPlant(plainRequestOf(request), (reply) => resolve(replyResponse(reply)));
+      createPlant(plainRequestOf(request, withCorsOn), (reply) => resolve(replyResponse(reply)));
     });
   }
 
-  async function fetch(request: Request): Promise<Response> {
-    const path = pathOf(request.url);
-    if (path === '/plants') return handleCreatePlant(request);
-    if (path === '/openapi.json') {
+  function route(request: Request, url: URL): Response {
+    if (url.pathname === '/openapi.json') {
       if (request.method === 'GET' || request.method === 'HEAD') {
-        const body = request.method === 'GET' ? OPENAPI_JSON : null;
+        const body = request.method === 'GET' ? openApiJsonFor(url.origin) : null;
         return new Response(body, { status: 200, headers: JSON_HEADERS });
       }
       const response = errorResponse('ERR_METHOD_NOT_ALLOWED');
@@ -120,6 +125,17 @@ export function createPlantStore<Principal = unknown>(
       return response;
     }
     return errorResponse('ERR_NOT_FOUND');
+  }
+
+  async function fetch(request: Request): Promise<Response> {
+    // The operation's path is told by a slice of the URL; the other routes need its origin.
+    if (pathOf(request.url) === '/plants') return handleCreatePlant(request);
+    const response = route(request, new URL(request.url));
+    if (policy !== undefined) {
+      const headers = policy.headersFor(request.headers.get('origin'));
+      for (const name in headers) response.headers.set(name, headers[name] as string);
+    }
+    return response;
   }
 
   // The node:http adapter answers these on plain values, without a Request or a Response.

@@ -17,9 +17,11 @@ const DECIMAL = /^\d+$/;
  * body (read only when the operation asks) and its signal as the client's presence.
  *
  * @param request The request, as the host received it.
+ * @param cors Whether the store has CORS on: only then are `Origin` and
+ *   `Access-Control-Request-Method` read.
  * @returns What the create operation reads.
  */
-export function plainRequestOf(request: Request): PlainRequest {
+export function plainRequestOf(request: Request, cors: boolean): PlainRequest {
   const { headers, body, signal } = request;
   const contentLength = headers.get('content-length') ?? '';
   const declaredLength = DECIMAL.test(contentLength) ? Number(contentLength) : -1;
@@ -27,6 +29,8 @@ export function plainRequestOf(request: Request): PlainRequest {
     method: request.method,
     authorization: headers.get('authorization'),
     contentType: headers.get('content-type'),
+    origin: cors ? headers.get('origin') : null,
+    preflightMethod: cors ? headers.get('access-control-request-method') : null,
     declaredLength,
     hasBody: body !== null,
     // The operation asks for the body only when hasBody is true, and the declared length is

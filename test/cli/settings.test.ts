@@ -24,6 +24,7 @@ describe('parseSettings', () => {
         host: '127.0.0.1',
         auth: { kind: 'random-token' },
         storage: { kind: 'memory' },
+        cors: undefined,
       },
     });
   });
@@ -215,5 +216,39 @@ describe('parseSettings', () => {
         'PLANT_STORE_JWT_AUDIENCE must not be empty',
       );
     });
+  });
+
+  it('reads PLANT_STORE_CORS_ORIGINS as * or a trimmed list of exact origins (#23)', () => {
+    assert.equal(settingsOf({}).cors, undefined);
+    assert.deepEqual(settingsOf({ PLANT_STORE_CORS_ORIGINS: '*' }).cors, { origins: '*' });
+    assert.deepEqual(settingsOf({ PLANT_STORE_CORS_ORIGINS: ' * ' }).cors, { origins: '*' });
+    assert.deepEqual(
+      settingsOf({
+        PLANT_STORE_CORS_ORIGINS: ' https://app.example.com ,, http://localhost:5173 ',
+      }).cors,
+      { origins: ['https://app.example.com', 'http://localhost:5173'] },
+    );
+  });
+
+  it('reports PLANT_STORE_CORS_ORIGINS when it holds no origin or one no browser sends (#23)', () => {
+    assert.match(errorOf({ PLANT_STORE_CORS_ORIGINS: '' }), /holds no origin/);
+    assert.match(errorOf({ PLANT_STORE_CORS_ORIGINS: ' , ' }), /holds no origin/);
+    for (const [raw, reason] of [
+      [
+        'https://app.example.com/',
+        /must be written as a browser sends it: https:\/\/app\.example\.com /,
+      ],
+      ['https://app.example.com/path', /must be written as a browser sends it/],
+      ['https://App.example.com', /must be written as a browser sends it/],
+      ['http://localhost:80', /must be written as a browser sends it: http:\/\/localhost /],
+      ['app.example.com', /not an http\(s\) origin/],
+      ['file:///tmp', /not an http\(s\) origin/],
+      ['null', /not an http\(s\) origin/],
+      ['https://a.test,*', /stands alone/],
+    ] as const) {
+      const error = errorOf({ PLANT_STORE_CORS_ORIGINS: raw });
+      assert.match(error, /^PLANT_STORE_CORS_ORIGINS: /, raw);
+      assert.match(error, reason, raw);
+    }
   });
 });

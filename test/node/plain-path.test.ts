@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, request, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  type CreatePlantStoreOptions,
   createMemoryRepository,
   createPlantStore,
   createStaticTokenVerifier,
@@ -75,6 +76,8 @@ function headersOf(answer: Answer): Headers {
 const json = { 'content-type': 'application/json' } as const;
 const bearer = ['authorization', `Bearer ${TOKEN}`] as const;
 const typed = ['content-type', 'application/json'] as const;
+const ORIGIN = 'http://app.test:8080';
+const origin = ['origin', ORIGIN] as const;
 
 /** Requests covering every rule of the contract, sent to both paths. */
 const requests: Record<string, (id: number) => Sent> = {
@@ -137,14 +140,74 @@ const requests: Record<string, (id: number) => Sent> = {
   'a lone surrogate': () => ({ headers: [bearer, typed], chunks: ['{"id":3,"name":"\\ud800"}'] }),
   'GET /openapi.json': () => ({ method: 'GET', path: '/openapi.json' }),
   'an unknown path': () => ({ method: 'POST', path: '/plants/1', headers: [bearer] }),
+  // CORS (#23): the fast path picks Origin and Access-Control-Request-Method from rawHeaders.
+  'a preflight from an allowed origin': () => ({
+    method: 'OPTIONS',
+    headers: [origin, ['access-control-request-method', 'POST']],
+  }),
+  'a preflight with odd header spellings': () => ({
+    method: 'OPTIONS',
+    headers: [
+      ['oRiGiN', ORIGIN],
+      ['ACCESS-CONTROL-REQUEST-METHOD', 'POST'],
+      ['accept', '*/*'],
+      ['cookie', 'a=b'],
+    ],
+  }),
+  'a preflight from another origin': () => ({
+    method: 'OPTIONS',
+    headers: [
+      ['origin', 'https://evil.test'],
+      ['access-control-request-method', 'POST'],
+    ],
+  }),
+  'two Origin headers': () => ({
+    method: 'OPTIONS',
+    headers: [origin, origin, ['access-control-request-method', 'POST']],
+  }),
+  'OPTIONS from an allowed origin, not a preflight': () => ({
+    method: 'OPTIONS',
+    headers: [origin],
+  }),
+  'a create from an allowed origin': (id) => ({
+    headers: [origin, bearer, typed],
+    chunks: [`{"id":${id},"name":"a"}`],
+  }),
+  'a rejected token from an allowed origin': () => ({
+    headers: [origin, ['authorization', 'Bearer nope'], typed],
+    chunks: ['{}'],
+  }),
+  'an unknown path from an allowed origin': () => ({
+    method: 'GET',
+    path: '/x',
+    headers: [origin],
+  }),
 };
+
+/** The headers both paths must send alike. */
+const COMPARED = [
+  'content-type',
+  'allow',
+  'www-authenticate',
+  'vary',
+  'access-control-allow-origin',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-max-age',
+  'access-control-expose-headers',
+];
 
 describe('toNodeListener on a plant store', () => {
   const servers: Server[] = [];
+  interface Trio {
+    readonly store: PlantStore;
+    readonly fast: number;
+    readonly waiting: number;
+    readonly generic: number;
+  }
+  let plain: Trio;
+  let withCors: Trio;
   let fastPort = 0;
-  let waitingPort = 0;
-  let genericPort = 0;
-  let fastStore: PlantStore;
 
   async function listen(handler: (request: Request) => Promise<Response>): Promise<number> {
     // As `serve` does: the listener, not node, answers a missing Host.
@@ -154,21 +217,32 @@ describe('toNodeListener on a plant store', () => {
     return (server.address() as AddressInfo).port;
   }
 
-  before(async () => {
-    const options = { verifier: createStaticTokenVerifier([TOKEN]) };
-    fastStore = createPlantStore({ ...options, repository: createMemoryRepository() });
+  /** The three listeners of one configuration: fast, fast with promises, generic. */
+  async function trio(extra: Partial<CreatePlantStoreOptions>): Promise<Trio> {
+    const options = { verifier: createStaticTokenVerifier([TOKEN]), ...extra };
+    const fastStore = createPlantStore({ ...options, repository: createMemoryRepository() });
     const genericStore = createPlantStore({ ...options, repository: createMemoryRepository() });
-    fastPort = await listen(fastStore.fetch);
     // The fast path again, with collaborators that answer with promises: its waiting side.
     const verifier = createStaticTokenVerifier([TOKEN]);
     const repository = createMemoryRepository();
     const waitingStore = createPlantStore({
+      ...extra,
       verifier: { verify: async (token, context) => verifier.verify(token, context) },
       repository: { create: async (plant, context) => repository.create(plant, context) },
     });
-    waitingPort = await listen(waitingStore.fetch);
-    // A wrapped handler carries no plain path: it takes the generic Request/Response path.
-    genericPort = await listen((request) => genericStore.fetch(request));
+    return {
+      store: fastStore,
+      fast: await listen(fastStore.fetch),
+      waiting: await listen(waitingStore.fetch),
+      // A wrapped handler carries no plain path: it takes the generic Request/Response path.
+      generic: await listen((request) => genericStore.fetch(request)),
+    };
+  }
+
+  before(async () => {
+    plain = await trio({});
+    withCors = await trio({ cors: { origins: [ORIGIN] } });
+    fastPort = plain.fast;
   });
 
   after(() => {
@@ -176,38 +250,59 @@ describe('toNodeListener on a plant store', () => {
     for (const server of servers) server.close();
   });
 
-  it('answers every request exactly as the generic Request/Response path does', async () => {
+  it('answers every request exactly as the generic Request/Response path does, CORS off and on', async () => {
     let id = 1000;
-    for (const [name, make] of Object.entries(requests)) {
-      for (let round = 0; round < 4; round++) {
-        // Even rounds: collaborators that answer at once; odd rounds: with promises.
-        const port = round % 2 === 0 ? fastPort : waitingPort;
-        if (round % 2 === 0) id++;
-        const [fast, generic] = await Promise.all([
-          send(port, make(id)),
-          send(genericPort, make(id)),
-        ]);
-        const context = `${name} (round ${round})`;
-        // Guard the comparison itself: these must really succeed, not fail alike on both paths.
-        if (name.startsWith('a create')) assert.equal(fast.status, 200, `${context}: ${fast.body}`);
-        if (name.startsWith('Content-Length: 00')) assert.equal(fast.status, 400, context);
-        assert.equal(fast.status, generic.status, context);
-        assert.equal(fast.body, generic.body, context);
-        for (const header of ['content-type', 'allow', 'www-authenticate']) {
-          assert.equal(fast.headers[header], generic.headers[header], `${context}: ${header}`);
+    for (const [config, ports] of [
+      ['CORS off', plain],
+      ['CORS on', withCors],
+    ] as const) {
+      for (const [name, make] of Object.entries(requests)) {
+        for (let round = 0; round < 4; round++) {
+          // Even rounds: collaborators that answer at once; odd rounds: with promises.
+          const port = round % 2 === 0 ? ports.fast : ports.waiting;
+          if (round % 2 === 0) id++;
+          const [fast, generic] = await Promise.all([
+            send(port, make(id)),
+            send(ports.generic, make(id)),
+          ]);
+          const context = `${name} (${config}, round ${round})`;
+          // Guard the comparison itself: these must really succeed, not fail alike on both paths.
+          if (name.startsWith('a create'))
+            assert.equal(fast.status, 200, `${context}: ${fast.body}`);
+          if (name.startsWith('Content-Length: 00')) assert.equal(fast.status, 400, context);
+          if (name.startsWith('a preflight from an allowed') || name.includes('odd header')) {
+            assert.equal(fast.status, config === 'CORS on' ? 204 : 405, context);
+          }
+          if (config === 'CORS on' && name.endsWith('from an allowed origin')) {
+            assert.equal(fast.headers['access-control-allow-origin'], ORIGIN, context);
+          }
+          assert.equal(fast.status, generic.status, context);
+          // The served document names the server it came from: here two, on two ports.
+          const own = (answer: Answer, port: number) =>
+            answer.body.replaceAll(`127.0.0.1:${port}`, '127.0.0.1:<port>');
+          assert.equal(own(fast, port), own(generic, ports.generic), context);
+          for (const header of COMPARED) {
+            assert.equal(fast.headers[header], generic.headers[header], `${context}: ${header}`);
+          }
+          // HEAD and a preflight's 204 have no body, and the document has its own test.
+          if (name === 'HEAD /plants' || name === 'GET /openapi.json') continue;
+          if (fast.status === 204) {
+            // RFC 9110 section 8.6: no Content-Length on a 204.
+            assert.equal(fast.headers['content-length'], undefined, context);
+            assert.equal(generic.headers['content-length'], undefined, context);
+            continue;
+          }
+          const where =
+            fast.status === 404
+              ? 'NotFound'
+              : fast.status === 405
+                ? 'MethodNotAllowed'
+                : 'createPlant';
+          await assertMatchesOpenApi(
+            new Response(fast.body, { status: fast.status, headers: headersOf(fast) }),
+            where,
+          );
         }
-        // HEAD has no body, and the document itself is checked by its own test.
-        if (name === 'HEAD /plants' || name === 'GET /openapi.json') continue;
-        const where =
-          name === 'an unknown path'
-            ? 'NotFound'
-            : fast.status === 405
-              ? 'MethodNotAllowed'
-              : 'createPlant';
-        await assertMatchesOpenApi(
-          new Response(fast.body, { status: fast.status, headers: headersOf(fast) }),
-          where,
-        );
       }
     }
   });
@@ -215,7 +310,7 @@ describe('toNodeListener on a plant store', () => {
   it('answers a missing Host with the same 400 Error body on both paths', async () => {
     const raw = 'POST /plants HTTP/1.1\r\ncontent-length: 0\r\n\r\n';
     const answers = await Promise.all(
-      [fastPort, genericPort].map(
+      [plain.fast, plain.generic].map(
         (port) =>
           new Promise<string>((resolve, reject) => {
             import('node:net').then(({ connect }) => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openApiDocument } from '../../lib/index.ts';
+import { openApiJsonFor } from '../../lib/openapi/openapi-document.ts';
 
 describe('openApiDocument', () => {
   it('passes an independent OpenAPI 3.1 validator', async () => {
@@ -17,6 +18,8 @@ describe('openApiDocument', () => {
     assert.equal(openApiDocument.info.title, 'OpenAPI Plant Store');
     assert.equal(openApiDocument.info.version, '1.0.0');
     assert.equal(openApiDocument.info.license.name, 'MIT');
+    // The SPDX identifier (#23): without it or a url, Redocly warns and some validators refuse.
+    assert.equal(openApiDocument.info.license.identifier, 'MIT');
   });
 
   it('declares bearerAuth and applies it to every operation', () => {
@@ -85,5 +88,19 @@ describe('openApiDocument', () => {
       '#/components/schemas/Error',
     );
     assert.equal(MethodNotAllowed.headers.Allow.required, true);
+  });
+
+  it("names the given origin as the served document's one server, the rest unchanged (#23)", async () => {
+    const served = JSON.parse(openApiJsonFor('http://127.0.0.1:3456'));
+    assert.deepEqual(served.servers, [
+      { url: 'http://127.0.0.1:3456', description: 'The server this document came from.' },
+    ]);
+    assert.deepEqual(
+      { ...served, servers: undefined },
+      { ...JSON.parse(JSON.stringify(openApiDocument)), servers: undefined },
+    );
+    assert.equal(JSON.parse(openApiJsonFor('http://[::1]:80')).servers[0].url, 'http://[::1]:80');
+    const result = await new Validator().validate(served);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
   });
 });

@@ -1,0 +1,91 @@
+/**
+ * The reference page itself: a small HTML page that loads Swagger UI's two files and a start-up
+ * script, all from the page's own path, under a Content-Security-Policy that lets the page talk
+ * to its own server only.
+ *
+ * @module
+ */
+
+/** The start-up script, served as a file so the page needs no inline script. */
+export const INIT_SCRIPT = `'use strict';
+(function () {
+  var root = document.getElementById('reference');
+  // https://swagger.io/docs/open-source-tools/swagger-ui/usage/configuration/
+  window.ui = SwaggerUIBundle({
+    url: root.getAttribute('data-document-url'),
+    dom_id: '#reference',
+    deepLinking: false,
+    // No "valid" badge: it would send the document to an outside validator.
+    validatorUrl: null,
+    tryItOutEnabled: true,
+    persistAuthorization: false,
+    displayRequestDuration: true,
+    defaultModelsExpandDepth: 1,
+    docExpansion: 'list',
+  });
+})();
+`;
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
+}
+
+/**
+ * The page's HTML.
+ *
+ * @param path Where the page is reached; its assets are below it.
+ * @param documentUrl The OpenAPI document to render.
+ * @param title The page's title.
+ * @returns The HTML text.
+ */
+export function docsPage(path: string, documentUrl: string, title: string): string {
+  const base = escapeHtml(path);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${base}/swagger-ui.css">
+</head>
+<body>
+<div id="reference" data-document-url="${escapeHtml(documentUrl)}"></div>
+<script src="${base}/swagger-ui-bundle.js"></script>
+<script src="${base}/init.js"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The page's Content-Security-Policy: scripts, styles and requests from its own origin only
+ * (plus the document's, when it is elsewhere), so the page can never load anything from a CDN
+ * or call a server it was not pointed at. Swagger UI sets inline styles and data: images.
+ *
+ * @param documentUrl The OpenAPI document's URL, relative or absolute.
+ * @returns The header's value.
+ */
+export function contentSecurityPolicy(documentUrl: string): string {
+  const elsewhere = /^https?:\/\//i.test(documentUrl) ? ` ${new URL(documentUrl).origin}` : '';
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src 'self'${elsewhere}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}

@@ -1,0 +1,56 @@
+/**
+ * `withDocs`: a fetch handler with the interactive API reference in front of it, as the
+ * standalone server serves it.
+ *
+ * @module
+ */
+
+import { attachPlainHandler, plainHandlerOf } from '../store/plain-handler.ts';
+import { createDocsHandler, DEFAULT_DOCS_PATH, isDocsFile } from './create-docs-handler.ts';
+import type { CreateDocsHandlerOptions, FetchHandler } from './types.ts';
+
+/**
+ * Puts the interactive API reference in front of a fetch handler: `GET <path>`, `<path>/` and
+ * the page's files below it go to `createDocsHandler(options)`, everything else to `fetch`.
+ * When `fetch` is a plant store's, `plant-store/node` still answers the store's `/plants`
+ * without building a `Request` (its fast path), as it does for the bare store.
+ *
+ * @param fetch The handler behind the page, such as `store.fetch`.
+ * @param options The page's options (see `createDocsHandler`).
+ * @returns The combined handler.
+ * @throws {TypeError} When `fetch` is not a function or an option is malformed.
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ * import { withDocs } from 'plant-store/docs';
+ *
+ * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
+ * Deno.serve(withDocs(store.fetch)); // /docs, /openapi.json and POST /plants
+ * ```
+ */
+export function withDocs(
+  fetch: FetchHandler,
+  options: CreateDocsHandlerOptions = {},
+): (request: Request) => Promise<Response> {
+  if (typeof fetch !== 'function') throw new TypeError('withDocs needs a fetch handler function');
+  const docs = createDocsHandler(options);
+  const path = options?.path ?? DEFAULT_DOCS_PATH;
+  const below = `${path}/`;
+  const combined = async (request: Request): Promise<Response> => {
+    const { pathname } = new URL(request.url);
+    if (
+      pathname === path ||
+      (pathname.startsWith(below) &&
+        (pathname.length === below.length || isDocsFile(pathname.slice(below.length))))
+    ) {
+      return docs(request);
+    }
+    return fetch(request);
+  };
+  // The store's plain route stays the store's: it is never one of the page's paths.
+  const plain = plainHandlerOf(fetch);
+  if (plain?.path !== undefined && plain.path !== path && !plain.path.startsWith(below)) {
+    attachPlainHandler(combined, plain);
+  }
+  return combined;
+}

@@ -1,0 +1,215 @@
+/**
+ * The standalone server in a real browser (#23): Debian's Chromium, driven by playwright-core
+ * (never a downloaded browser), against `lib/cli/main.ts` as `npm start` runs it.
+ *
+ * - The reference page at `/docs`: a person's path through it, from Authorize to a `200` Plant
+ *   and a `409` on a changed replay; a screenshot of it goes to `test/browser/artifacts/`
+ *   (git-ignored; `UPDATE_SCREENSHOT=1` also refreshes the one the README shows).
+ * - CORS: a page of a second local origin creates a plant with `fetch` when its origin is
+ *   allowed, and the browser blocks it when it is not.
+ * - Every request the browser makes must stay on 127.0.0.1: the page loads nothing from a CDN.
+ *
+ * Without `/usr/bin/chromium` (`apt-get install chromium`), the suite is skipped and says so.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { postPlant, READY, startCli } from '../support/cli-helpers.ts';
+import type { Child } from '../support/node-helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
+const README_SCREENSHOT = fileURLToPath(new URL('../../docs/api-reference.png', import.meta.url));
+const TOKEN = 'browser-test-token';
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
+
+/** A page of its own origin, for a second local origin to call the API from. */
+async function originServer(servers: Server[]): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>a plant app</title><p>a plant app</p>');
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What a page's `fetch` of `POST /plants` saw: the response, or the error it threw. */
+interface Seen {
+  readonly status?: number;
+  readonly body?: string;
+  readonly challenge?: string | null;
+  readonly error?: string;
+}
+
+function createFrom(page: Page, api: string, token: string, body: unknown): Promise<Seen> {
+  return page.evaluate(
+    async ({ api, token, body }) => {
+      try {
+        const response = await fetch(`${api}/plants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return {
+          status: response.status,
+          body: await response.text(),
+          challenge: response.headers.get('www-authenticate'),
+        };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    },
+    { api, token, body },
+  );
+}
+
+describe('the standalone server in Chromium (#23)', { skip }, () => {
+  const children: Child[] = [];
+  const servers: Server[] = [];
+  const outside: string[] = [];
+  let context: BrowserContext;
+  let userDataDir: string;
+  let appOrigin: string;
+  let strangerOrigin: string;
+  let api: string;
+
+  before(async () => {
+    appOrigin = await originServer(servers);
+    strangerOrigin = await originServer(servers);
+    const child = startCli(
+      { PORT: '0', PLANT_STORE_TOKENS: TOKEN, PLANT_STORE_CORS_ORIGINS: appOrigin },
+      children,
+    );
+    api = (await child.line(READY, 'the readiness line'))[1] as string;
+    const { chromium } = await import('playwright-core');
+    userDataDir = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    context.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.protocol !== 'data:' && url.hostname !== '127.0.0.1') outside.push(request.url());
+    });
+  });
+
+  after(async () => {
+    await context?.close();
+    for (const child of children) child.kill();
+    for (const server of servers) server.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    assert.deepEqual(outside, [], 'the browser made requests that left 127.0.0.1');
+  });
+
+  it('creates a plant through the reference page at /docs, then shows 409 on a changed replay', async () => {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      // The 409 itself is logged as a failed load; anything else (a CSP refusal, say) is a problem.
+      if (message.type() === 'error' && !/status of 409 \(Conflict\)/.test(message.text())) {
+        problems.push(message.text());
+      }
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    await page.goto(`${api}/docs`);
+    await page.locator('.swagger-ui .info .title').getByText('OpenAPI Plant Store').waitFor();
+    // The document names the server it came from: the page sends its try-it there.
+    await page.locator('.servers select').getByText(api).waitFor({ state: 'attached' });
+
+    await page.locator('.auth-wrapper button.authorize').click();
+    await page.locator('.modal-ux input').fill(TOKEN);
+    await page.locator('.modal-ux button.authorize[type=submit]').click();
+    await page.locator('.modal-ux button.btn-done').click();
+
+    const operation = page.locator('#operations-plants-createPlant');
+    await operation.locator('.opblock-summary').click();
+    const body = operation.locator('textarea.body-param__text');
+    const execute = operation.locator('button.execute');
+    const status = operation.locator('.live-responses-table .response-col_status');
+    const answer = operation.locator('.live-responses-table .response-col_description pre');
+
+    await body.fill('{"id": 9007199254740993, "name": "Monstera", "tag": "aroid"}');
+    await execute.click();
+    await status.getByText('200').waitFor();
+    assert.deepEqual(JSON.parse((await answer.first().textContent()) ?? ''), {
+      name: 'Monstera',
+      tag: 'aroid',
+    });
+    // The page from its title down to the server's answer: what a person sees after a create.
+    const bottom = await operation
+      .locator('.live-responses-table')
+      .first()
+      .evaluate((table) => table.getBoundingClientRect().bottom + window.scrollY);
+    const clip = { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) + 16 };
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'api-reference.png'), fullPage: true, clip });
+    if (process.env.UPDATE_SCREENSHOT === '1') {
+      await page.screenshot({ path: README_SCREENSHOT, fullPage: true, clip });
+    }
+
+    await body.fill('{"id": 9007199254740993, "name": "Fern"}');
+    await execute.click();
+    await status.getByText('409').waitFor();
+    assert.deepEqual(JSON.parse((await answer.first().textContent()) ?? ''), {
+      error: 409,
+      message: 'a different plant is already stored under this id',
+    });
+    // Stored under the exact id the person typed: the same plant again is an idempotent 200.
+    const replay = await postPlant(
+      api,
+      TOKEN,
+      '{"id":9007199254740993,"name":"Monstera","tag":"aroid"}',
+    );
+    assert.equal(replay.status, 200);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('lets a page of an allowed origin create a plant with fetch, and read why a token failed', async () => {
+    const page = await context.newPage();
+    await page.goto(`${appOrigin}/`);
+    const created = await createFrom(page, api, TOKEN, { id: 42, name: 'Ivy' });
+    assert.deepEqual(created, { status: 200, body: '{"name":"Ivy"}', challenge: null });
+    const refused = await createFrom(page, api, 'not-the-token', { id: 43, name: 'Ivy' });
+    assert.equal(refused.status, 401);
+    // Exposed by Access-Control-Expose-Headers, so a browser client can tell why.
+    assert.equal(refused.challenge, 'Bearer realm="plant-store", error="invalid_token"');
+    await page.close();
+  });
+
+  it('blocks a page of an origin that is not allowed, and nothing is stored', async () => {
+    const page = await context.newPage();
+    await page.goto(`${strangerOrigin}/`);
+    const blocked = await createFrom(page, api, TOKEN, { id: 44, name: 'Ivy' });
+    assert.equal(blocked.status, undefined, JSON.stringify(blocked));
+    assert.match(blocked.error ?? '', /TypeError: Failed to fetch/);
+    // The preflight failed, so the create itself was never sent: id 44 is still free.
+    const other = await postPlant(api, TOKEN, { id: 44, name: 'Moss' });
+    assert.equal(other.status, 200);
+    await page.close();
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The standalone server's `PLANT_STORE_CORS_ORIGINS` (#23), over the real process: a preflight
+ * from an allowed origin, the headers on a create, and a bad value's exit.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { exitsWithOneLine, READY, startCli } from '../support/cli-helpers.ts';
+import type { Child } from '../support/node-helpers.ts';
+import { withDeadline } from '../support/node-helpers.ts';
+
+const APP = 'http://app.test:5173';
+
+describe('plant-store CLI with PLANT_STORE_CORS_ORIGINS (#23)', () => {
+  const children: Child[] = [];
+  after(() => {
+    for (const child of children) child.kill();
+  });
+
+  it('answers a preflight from a listed origin and puts the CORS headers on a create', async () => {
+    const child = startCli(
+      {
+        PORT: '0',
+        PLANT_STORE_TOKENS: 'tok',
+        PLANT_STORE_CORS_ORIGINS: ` ${APP} , https://x.test`,
+      },
+      children,
+    );
+    const [, url] = await child.line(READY, 'the readiness line');
+    const preflight = await withDeadline(
+      fetch(`${url}/plants`, {
+        method: 'OPTIONS',
+        headers: { origin: APP, 'access-control-request-method': 'POST' },
+      }),
+      'a preflight',
+    );
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), APP);
+    assert.equal(preflight.headers.get('access-control-allow-methods'), 'POST');
+    const created = await withDeadline(
+      fetch(`${url}/plants`, {
+        method: 'POST',
+        headers: { origin: APP, authorization: 'Bearer tok', 'content-type': 'application/json' },
+        body: '{"id":1,"name":"Fern"}',
+      }),
+      'a create',
+    );
+    assert.equal(created.status, 200);
+    assert.equal(created.headers.get('access-control-allow-origin'), APP);
+    assert.equal(created.headers.get('vary'), 'Origin');
+    const elsewhere = await withDeadline(
+      fetch(`${url}/plants`, {
+        method: 'OPTIONS',
+        headers: { origin: 'http://evil.test', 'access-control-request-method': 'POST' },
+      }),
+      'a preflight from another origin',
+    );
+    assert.equal(elsewhere.status, 405);
+    assert.equal(elsewhere.headers.get('access-control-allow-origin'), null);
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit'), 0);
+  });
+
+  it('exits 2 with one line naming the setting when an origin has a trailing slash', async () => {
+    const child = startCli({ PORT: '0', PLANT_STORE_CORS_ORIGINS: `${APP}/` }, children);
+    const line = await exitsWithOneLine(child, 2, 'a trailing slash');
+    assert.match(line, /^plant-store: PLANT_STORE_CORS_ORIGINS: .*http:\/\/app\.test:5173 /);
+  });
+});

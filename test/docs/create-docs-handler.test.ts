@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { createDocsHandler, withDocs } from '../../lib/docs.ts';
+import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+import { plainHandlerOf } from '../../lib/store/plain-handler.ts';
+
+const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const get = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+  new Request(`http://localhost${url}`, { method, headers });
+
+describe('createDocsHandler', () => {
+  const docs = createDocsHandler();
+
+  it('serves the page at /docs with a policy that allows its own origin only', async () => {
+    for (const path of ['/docs', '/docs/', '/anywhere/the/host/mounts/it']) {
+      const page = await docs(get(path));
+      assert.equal(page.status, 200);
+      assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+      const policy = page.headers.get('content-security-policy') ?? '';
+      assert.match(policy, /default-src 'self'/);
+      assert.match(policy, /script-src 'self';/);
+      assert.match(policy, /connect-src 'self';/);
+      const html = await page.text();
+      assert.match(html, /<script src="\/docs\/swagger-ui-bundle\.js"><\/script>/);
+      assert.match(html, /<link rel="stylesheet" href="\/docs\/swagger-ui\.css">/);
+      assert.match(html, /data-document-url="\/openapi\.json"/);
+      // Nothing from another origin: every URL in the page is a path of its own.
+      assert.doesNotMatch(html, /(?:src|href)="(?!\/|data:)/);
+    }
+  });
+
+  it('takes its path, document URL and title as options, escaped', async () => {
+    const custom = createDocsHandler({
+      path: '/api/reference',
+      documentUrl: 'https://api.example.com/openapi.json?v="1"',
+      title: 'Plants <beta>',
+    });
+    const page = await custom(get('/reference'));
+    const html = await page.text();
+    assert.match(html, /<title>Plants &lt;beta&gt;<\/title>/);
+    assert.match(html, /src="\/api\/reference\/init\.js"/);
+    assert.match(
+      html,
+      /data-document-url="https:\/\/api\.example\.com\/openapi\.json\?v=&quot;1&quot;"/,
+    );
+    assert.match(
+      page.headers.get('content-security-policy') ?? '',
+      /connect-src 'self' https:\/\/api\.example\.com;/,
+    );
+  });
+
+  it('serves the renderer from the installed package, gzipped when the client takes it', async () => {
+    for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+      const original = readFileSync(join(dist, name));
+      const zipped = await docs(get(`/docs/${name}`, { 'accept-encoding': 'gzip, deflate, br' }));
+      assert.equal(zipped.status, 200);
+      assert.equal(zipped.headers.get('content-encoding'), 'gzip');
+      assert.equal(zipped.headers.get('vary'), 'Accept-Encoding');
+      assert.match(
+        zipped.headers.get('content-type') ?? '',
+        name.endsWith('.js') ? /javascript/ : /css/,
+      );
+      assert.deepEqual(gunzipSync(Buffer.from(await zipped.arrayBuffer())), original);
+      for (const encoding of [undefined, 'identity', 'gzip;q=0, br']) {
+        const plain = await docs(
+          get(`/docs/${name}`, encoding ? { 'accept-encoding': encoding } : {}),
+        );
+        assert.equal(plain.headers.get('content-encoding'), null, String(encoding));
+        assert.deepEqual(Buffer.from(await plain.arrayBuffer()), original, String(encoding));
+      }
+    }
+    const licenses = await docs(get('/docs/swagger-ui-bundle.js.LICENSE.txt'));
+    assert.match(await licenses.text(), /Apache License[\s\S]*SmartBear/);
+  });
+
+  it('answers a matching If-None-Match with 304 and HEAD with no body', async () => {
+    const first = await docs(get('/docs/swagger-ui.css', { 'accept-encoding': 'gzip' }));
+    const etag = first.headers.get('etag') ?? '';
+    assert.match(etag, /^"swagger-ui-[\d.]+-swagger-ui\.css-gzip"$/);
+    const again = await docs(
+      get('/docs/swagger-ui.css', { 'accept-encoding': 'gzip', 'if-none-match': etag }),
+    );
+    assert.equal(again.status, 304);
+    assert.equal(again.body, null);
+    for (const path of ['/docs', '/docs/init.js', '/docs/swagger-ui.css']) {
+      const head = await docs(get(path, {}, 'HEAD'));
+      assert.equal(head.status, 200, path);
+      assert.equal(head.body, null, path);
+    }
+  });
+
+  it('serves its start-up script, which turns the document into the reference', async () => {
+    const script = await docs(get('/docs/init.js'));
+    assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    const text = await script.text();
+    assert.match(text, /SwaggerUIBundle\(/);
+    assert.match(text, /validatorUrl: null/);
+  });
+
+  it('answers 405 with Allow: GET, HEAD to other methods', async () => {
+    const answer = await docs(get('/docs', {}, 'POST'));
+    assert.equal(answer.status, 405);
+    assert.equal(answer.headers.get('allow'), 'GET, HEAD');
+    assert.deepEqual(await answer.json(), { error: 405, message: 'method not allowed' });
+  });
+
+  it('throws a TypeError for a malformed option', () => {
+    for (const options of [
+      { path: 'docs' },
+      { path: '/docs/' },
+      { path: '/' },
+      { path: '/do cs' },
+      { documentUrl: '' },
+      { documentUrl: 'openapi.json' },
+      { documentUrl: 'ftp://x/openapi.json' },
+      { title: 1 },
+      { onError: 'log' },
+    ]) {
+      assert.throws(() => createDocsHandler(options as never), TypeError, JSON.stringify(options));
+    }
+  });
+});
+
+describe('withDocs', () => {
+  const store = createPlantStore({ verifier: createStaticTokenVerifier(['tok']) });
+  const handler = withDocs(store.fetch);
+
+  it('sends the page and its files to the reference, everything else to the store', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/init.js', '/docs/swagger-ui.css']) {
+      const answer = await handler(get(path));
+      assert.equal(answer.status, 200, path);
+      assert.doesNotMatch(answer.headers.get('content-type') ?? '', /json/, path);
+    }
+    assert.equal((await handler(get('/openapi.json'))).status, 200);
+    for (const path of ['/docs/other.js', '/docsx', '/']) {
+      assert.equal((await handler(get(path))).status, 404, path);
+    }
+    assert.equal((await handler(get('/plants', {}, 'POST'))).status, 401);
+  });
+
+  it("keeps a plant store's plain route, so plant-store/node's fast path still answers /plants", () => {
+    assert.equal(plainHandlerOf(handler)?.path, '/plants');
+    // handleCreatePlant answers every path: it cannot keep it, or it would answer /docs.
+    assert.equal(plainHandlerOf(withDocs(store.handleCreatePlant)), undefined);
+    assert.equal(plainHandlerOf(withDocs(store.fetch, { path: '/plants' })), undefined);
+  });
+
+  it('throws a TypeError without a handler', () => {
+    assert.throws(() => withDocs(undefined as never), TypeError);
+  });
+});
