@@ -11,14 +11,13 @@ export { errorReply, errorResponse, PlantApiError } from './errors.ts';
 export { openApiDocument } from './openapi/openapi-document.ts';
 export { INT64_MAX, INT64_MIN, NewPlantSchema } from './operation/plant-schema.ts';
 export { createMemoryRepository } from './repositories/memory-repository.ts';
-export { DEFAULT_CORS_MAX_AGE } from './store/cors.ts';
 export {
   createPlantStore,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_TIMEOUT_MS,
 } from './store/create-plant-store.ts';
 export type {
-  CorsOptions,
+  Cors,
   CreatePlantOutcome,
   CreatePlantStoreOptions,
   NewPlant,

@@ -141,33 +141,21 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    */
   readonly onError?: ((error: unknown) => void) | undefined;
   /**
-   * CORS, for browser pages of other origins: which origins may call the API. Off when absent:
-   * then no response carries a CORS header and an `OPTIONS` preflight gets `405`. Where the host
-   * has CORS middleware of its own, prefer it and leave this off.
+   * CORS, for browser pages of other origins: `createCors({ origins })` from `plant-store/cors`.
+   * Off when absent: then no response carries a CORS header and an `OPTIONS` preflight gets
+   * `405`. Where the host has CORS middleware of its own, prefer it and leave this off.
    * @default undefined
    */
-  readonly cors?: CorsOptions | undefined;
+  readonly cors?: Cors | undefined;
 }
 
 /**
- * The store's CORS (https://fetch.spec.whatwg.org/#http-cors-protocol): a preflight from an
- * allowed origin gets `204` without a token, and every response to an allowed origin carries
- * `Access-Control-Allow-Origin`, `Vary: Origin` and
- * `Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id`.
+ * A store's CORS policy, as `createCors` from `plant-store/cors` makes it: opaque, so that only
+ * a checked policy can be handed to `createPlantStore({ cors })`.
  */
-export interface CorsOptions {
-  /**
-   * The allowed origins, each exactly as a browser sends it in `Origin` (scheme, host and a
-   * port other than the scheme's default: `https://app.example.com`, `http://localhost:5173`),
-   * or `'*'` for every origin. No path, no trailing slash; at least one.
-   */
-  readonly origins: readonly string[] | '*';
-  /**
-   * How long, in seconds, a browser may reuse a preflight's answer (`Access-Control-Max-Age`),
-   * an integer in 0-86400 (browsers cap it: Chromium at 7200).
-   * @default 600
-   */
-  readonly maxAge?: number | undefined;
+export interface Cors {
+  /** What this value is. */
+  readonly kind: 'plant-store/cors';
 }
 
 /** A plant store: the operation and a router around it. */

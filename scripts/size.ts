@@ -33,6 +33,11 @@ const entries: Entry[] = [
     platform: 'neutral',
   },
   {
+    label: "plant-store/cors (all of './cors')",
+    source: "export * from 'plant-store/cors';",
+    platform: 'neutral',
+  },
+  {
     label: "plant-store/node (all of './node')",
     source: "export * from 'plant-store/node';",
     platform: 'node',

@@ -9,6 +9,7 @@ import {
   createPlantStore,
   createStaticTokenVerifier,
 } from '../../lib/index.ts';
+import { createCors } from '../../lib/cors.ts';
 import { serve } from '../../lib/node.ts';
 import { announce, benchPort, exitOnSignal, TOKEN } from './_common.ts';
 
@@ -16,7 +17,8 @@ const origins = process.env.PLANT_STORE_CORS_ORIGINS?.split(',').map((origin) =>
 const store = createPlantStore({
   repository: createMemoryRepository(),
   verifier: createStaticTokenVerifier([TOKEN]),
-  cors: origins === undefined ? undefined : { origins: origins[0] === '*' ? '*' : origins },
+  cors:
+    origins === undefined ? undefined : createCors({ origins: origins[0] === '*' ? '*' : origins }),
 });
 const handle = await serve({ fetch: store.fetch, port: benchPort(), host: '127.0.0.1' });
 announce(handle.port);

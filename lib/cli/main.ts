@@ -19,6 +19,7 @@ import type pg from 'pg';
 import { withDocs } from '../docs.ts';
 import type { PlantRepository, TokenVerifier } from '../index.ts';
 import { createMemoryRepository, createPlantStore, createStaticTokenVerifier } from '../index.ts';
+import { createCors } from '../cors.ts';
 import type { JwtAlgorithm } from '../jwt.ts';
 import { type ServeHandle, serve } from '../node.ts';
 import { loadJwtVerifier, loadPostgres, type PostgresModules } from './load-optional.ts';
@@ -84,7 +85,8 @@ const repository =
     ? await openPostgres(settings.storage.url)
     : createMemoryRepository();
 
-const store = createPlantStore({ repository, verifier, onError, cors: settings.cors });
+const cors = settings.cors === undefined ? undefined : createCors(settings.cors);
+const store = createPlantStore({ repository, verifier, onError, cors });
 
 try {
   handle = await serve({

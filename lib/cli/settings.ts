@@ -7,9 +7,9 @@
  * @module
  */
 
-import type { CorsOptions } from '../index.ts';
+import type { CorsOptions } from '../cors.ts';
 import { B64TOKEN } from '../operation/bearer-token.ts';
-import { originProblem } from '../store/cors.ts';
+import { originProblem } from '../cors/create-cors.ts';
 
 /** The environment as the parser reads it: `process.env` fits. */
 export type SettingsEnv = Readonly<Record<string, string | undefined>>;

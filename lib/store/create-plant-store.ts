@@ -16,7 +16,7 @@ import type {
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
-import { createCorsPolicy, withCors } from './cors.ts';
+import { corsPolicyOf } from './cors-policy.ts';
 import { attachPlainHandler } from './plain-handler.ts';
 import { plainRequestOf } from './web-request.ts';
 
@@ -88,7 +88,7 @@ export function createPlantStore<Principal = unknown>(
     }
   }
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
-  const policy = cors === undefined ? undefined : createCorsPolicy(cors);
+  const policy = cors === undefined ? undefined : corsPolicyOf(cors);
   const operation = createPlantOperation({
     verifier,
     repository,
@@ -105,7 +105,7 @@ export function createPlantStore<Principal = unknown>(
     },
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
-  const createPlant = policy === undefined ? operation : withCors(policy, operation);
+  const createPlant = policy === undefined ? operation : policy.wrap(operation);
   const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {

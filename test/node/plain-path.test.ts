@@ -9,6 +9,7 @@ import {
   createStaticTokenVerifier,
   type PlantStore,
 } from '../../lib/index.ts';
+import { createCors } from '../../lib/cors.ts';
 import { toNodeListener } from '../../lib/node.ts';
 import { TOKEN } from '../support/fakes.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
@@ -241,7 +242,7 @@ describe('toNodeListener on a plant store', () => {
 
   before(async () => {
     plain = await trio({});
-    withCors = await trio({ cors: { origins: [ORIGIN] } });
+    withCors = await trio({ cors: createCors({ origins: [ORIGIN] }) });
     fastPort = plain.fast;
   });
 

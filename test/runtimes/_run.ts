@@ -6,6 +6,8 @@
  * @module
  */
 
+import type * as CorsModule from '../../lib/cors.ts';
+import type * as CoreModule from '../../lib/index.ts';
 import {
   type ConformanceCase,
   conformanceCases,
@@ -42,10 +44,7 @@ export interface RunCounts {
  * const lib = await loadLibrary('dist');
  * ```
  */
-export async function loadLibrary<T = PlantStoreLibrary>(
-  which: string | undefined,
-  subpath = 'index',
-): Promise<T> {
+export async function loadLibrary<T>(which: string | undefined, subpath = 'index'): Promise<T> {
   if (which !== undefined && which !== 'lib' && which !== 'dist') {
     throw new TypeError(`the library is 'lib' or 'dist', not ${which}`);
   }
@@ -54,6 +53,21 @@ export async function loadLibrary<T = PlantStoreLibrary>(
       ? new URL(`../../dist/${subpath}.js`, import.meta.url)
       : new URL(`../../lib/${subpath}.ts`, import.meta.url);
   return (await import(url.href)) as T;
+}
+
+/**
+ * Loads what the case list needs of the library under test: the core entry and the CORS
+ * subpath, as one object.
+ *
+ * @param which `'lib'` or `'dist'`.
+ * @returns The merged modules.
+ */
+export async function loadPlantStore(which: string | undefined): Promise<PlantStoreLibrary> {
+  const [core, cors] = await Promise.all([
+    loadLibrary<typeof CoreModule>(which),
+    loadLibrary<typeof CorsModule>(which, 'cors'),
+  ]);
+  return { ...core, ...cors };
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { createHandlerRouter, loadLibrary, runConformance } from './_run.ts';
+import { createHandlerRouter, loadPlantStore, runConformance } from './_run.ts';
 
 /** The part of Bun's global this file uses (the project's types are Node's, not Bun's). */
 interface BunApi {
@@ -19,7 +19,7 @@ interface BunApi {
 const { Bun } = globalThis as unknown as { Bun: BunApi };
 
 const which = process.argv[2] ?? 'lib';
-const lib = await loadLibrary(which);
+const lib = await loadPlantStore(which);
 const label = `Bun ${Bun.version} (${which})`;
 console.log(label);
 

@@ -16,6 +16,7 @@
  */
 
 import assert from 'node:assert/strict';
+import type * as CorsModule from '../../lib/cors.ts';
 import type * as PlantStoreModule from '../../lib/index.ts';
 import type {
   CreatePlantOutcome,
@@ -38,8 +39,11 @@ import {
   TOKEN,
 } from '../support/web-fakes.ts';
 
-/** The library under test: `lib/index.ts` or the built `dist/index.js`, which export the same. */
-export type PlantStoreLibrary = typeof PlantStoreModule;
+/**
+ * The library under test: `lib/` or the built `dist/`, which export the same; the core entry
+ * and the CORS subpath, as one object.
+ */
+export type PlantStoreLibrary = typeof PlantStoreModule & typeof CorsModule;
 
 /** A web-standard handler, as `store.fetch` and `store.handleCreatePlant` are. */
 export type Handler = (request: Request) => Promise<Response>;
@@ -1429,7 +1433,7 @@ describe('fetch', () => {
 describe('CORS (#23)', () => {
   const APP = 'http://app.test:5173';
   const EXPOSED = 'WWW-Authenticate, X-Request-Id';
-  const cors = { origins: [APP, 'https://docs.example.com'] };
+  const origins = { origins: [APP, 'https://docs.example.com'] };
   const ACCESS_CONTROL = /^access-control-/;
 
   /** The names of the response's `Access-Control-*` headers. */
@@ -1453,8 +1457,7 @@ describe('CORS (#23)', () => {
     return new Request(url, { method: 'OPTIONS', headers });
   }
 
-  it('throws a TypeError for a cors option no browser origin could match', (t) => {
-    const verifier = t.lib.createStaticTokenVerifier(['t']);
+  it('throws a TypeError for cors origins no browser origin could match', (t) => {
     for (const [what, option] of [
       ['an empty list', { origins: [] }],
       ['a trailing slash', { origins: ['https://app.test/'] }],
@@ -1473,11 +1476,20 @@ describe('CORS (#23)', () => {
       ['null', null],
     ] as const) {
       assert.throws(
-        () => t.lib.createPlantStore({ verifier, cors: option as never }),
+        () => t.lib.createCors(option as never),
         { name: 'TypeError', message: /cors/ },
         what,
       );
     }
+  });
+
+  it('throws a TypeError when the cors option is not what createCors returns', (t) => {
+    const verifier = t.lib.createStaticTokenVerifier(['t']);
+    // Plain options, as a JavaScript caller might pass them, are refused at construction.
+    assert.throws(() => t.lib.createPlantStore({ verifier, cors: { origins: '*' } as never }), {
+      name: 'TypeError',
+      message: /^cors takes what createCors\(\) from 'plant-store\/cors' returns/,
+    });
   });
 
   it('adds no CORS header and answers a preflight 405 when cors is off', async (t) => {
@@ -1500,7 +1512,10 @@ describe('CORS (#23)', () => {
 
   it('answers a preflight from an allowed origin 204 without a token, on fetch and handleCreatePlant', async (t) => {
     const verify = spy((_token: string) => ({ valid: true }) as const);
-    const { store, repository } = t.testStore({ cors, verifier: { verify } });
+    const { store, repository } = t.testStore({
+      cors: t.lib.createCors(origins),
+      verifier: { verify },
+    });
     for (const [handler, url] of [
       [store.fetch, 'http://localhost/plants'],
       [store.handleCreatePlant, 'http://localhost/anywhere/the/host/mounts/it'],
@@ -1522,7 +1537,7 @@ describe('CORS (#23)', () => {
   });
 
   it("answers '*' with Access-Control-Allow-Origin: * and the configured maxAge", async (t) => {
-    const { store } = t.testStore({ cors: { origins: '*', maxAge: 7200 } });
+    const { store } = t.testStore({ cors: t.lib.createCors({ origins: '*', maxAge: 7200 }) });
     const response = await t.deliver(store.fetch, preflight('https://anyone.example'));
     assert.equal(response.status, 204);
     assertAllowed(response.headers, '*', 'preflight');
@@ -1536,7 +1551,7 @@ describe('CORS (#23)', () => {
   });
 
   it('gives a disallowed origin no CORS header: its preflight is a plain OPTIONS, 405', async (t) => {
-    const { store } = t.testStore({ cors });
+    const { store } = t.testStore({ cors: t.lib.createCors(origins) });
     for (const origin of ['https://evil.test', 'HTTP://APP.TEST:5173', `${APP}/`, 'null']) {
       const response = await t.send(store.fetch, preflight(origin), 'MethodNotAllowed');
       assert.equal(response.status, 405, origin);
@@ -1555,7 +1570,7 @@ describe('CORS (#23)', () => {
   });
 
   it('answers 405 with the CORS headers to an OPTIONS from an allowed origin that is not a preflight', async (t) => {
-    const { store } = t.testStore({ cors });
+    const { store } = t.testStore({ cors: t.lib.createCors(origins) });
     for (const handler of [store.fetch, store.handleCreatePlant]) {
       const request = new Request('http://localhost/plants', {
         method: 'OPTIONS',
@@ -1569,7 +1584,7 @@ describe('CORS (#23)', () => {
   });
 
   it('answers a request without Origin with no CORS header but Vary: Origin', async (t) => {
-    const { store } = t.testStore({ cors });
+    const { store } = t.testStore({ cors: t.lib.createCors(origins) });
     const created = await t.send(store.fetch, plantRequest(json({ id: 4, name: 'a' })));
     assert.equal(created.status, 200);
     assert.deepEqual(accessControl(created.headers), []);
@@ -1577,7 +1592,7 @@ describe('CORS (#23)', () => {
   });
 
   it('puts the CORS headers on every answer to an allowed origin, errors included', async (t) => {
-    const { store } = t.testStore({ cors, maxBodyBytes: 64 });
+    const { store } = t.testStore({ cors: t.lib.createCors(origins), maxBodyBytes: 64 });
     const withOrigin = (body: BodyInit | null, headers: Record<string, string> = {}) =>
       plantRequest(body, { origin: APP, ...headers });
     const answers: Array<[string, Handler, Request, number, DeclaredAt?]> = [
@@ -1629,7 +1644,7 @@ describe('CORS (#23)', () => {
 
   it('puts the CORS headers on a 500 when the repository throws', async (t) => {
     const { store, onError } = t.testStore({
-      cors,
+      cors: t.lib.createCors(origins),
       repository: {
         create() {
           throw new Error('disk on fire');

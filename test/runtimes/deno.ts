@@ -7,7 +7,7 @@
  * @module
  */
 
-import { createHandlerRouter, loadLibrary, runConformance } from './_run.ts';
+import { createHandlerRouter, loadPlantStore, runConformance } from './_run.ts';
 
 /** The part of Deno's global this file uses (the project's types are Node's, not Deno's). */
 interface DenoApi {
@@ -22,7 +22,7 @@ interface DenoApi {
 const { Deno } = globalThis as unknown as { Deno: DenoApi };
 
 const which = Deno.args[0] ?? 'lib';
-const lib = await loadLibrary(which);
+const lib = await loadPlantStore(which);
 const label = `Deno ${Deno.version.deno} (${which})`;
 console.log(label);
 

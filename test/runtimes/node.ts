@@ -7,10 +7,10 @@
  */
 
 import type * as NodeAdapter from '../../lib/node.ts';
-import { createHandlerRouter, loadLibrary, runConformance } from './_run.ts';
+import { createHandlerRouter, loadLibrary, loadPlantStore, runConformance } from './_run.ts';
 
 const which = process.argv[2] ?? 'lib';
-const lib = await loadLibrary(which);
+const lib = await loadPlantStore(which);
 const { serve } = await loadLibrary<typeof NodeAdapter>(which, 'node');
 const label = `Node ${process.version} (${which})`;
 console.log(label);

@@ -7,10 +7,11 @@
  */
 
 import { describe, it } from 'node:test';
-import * as lib from '../../lib/index.ts';
+import * as cors from '../../lib/cors.ts';
+import * as core from '../../lib/index.ts';
 import { type ConformanceCase, conformanceCases, createCaseContext } from '../runtimes/cases.ts';
 
-const context = createCaseContext(lib);
+const context = createCaseContext({ ...core, ...cors });
 
 const groups = new Map<string, ConformanceCase[]>();
 for (const rule of conformanceCases) {

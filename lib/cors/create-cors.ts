@@ -1,8 +1,9 @@
 /**
  * CORS for a plant store (https://fetch.spec.whatwg.org/#http-cors-protocol), on plain values so
  * that the web-standard front and the Node fast path share it: a preflight from an allowed origin
- * is answered here, and every other reply gets the headers its origin earns. A store without the
- * `cors` option never reaches this file's code.
+ * is answered here, and every other reply gets the headers its origin earns. It lives on its own
+ * subpath, `plant-store/cors`, so that a host that answers CORS with its own middleware ships
+ * none of it.
  *
  * @module
  */
@@ -10,7 +11,26 @@
 import { JSON_HEADERS } from '../errors.ts';
 import type { CreatePlant } from '../operation/create-plant.ts';
 import type { Reply } from '../operation/plain-request.ts';
-import type { CorsOptions } from '../types.ts';
+import { type CorsPolicy, registerCors } from '../store/cors-policy.ts';
+import type { Cors } from '../types.ts';
+
+/**
+ * Options of `createCors`: which origins may call the API from a browser page.
+ */
+export interface CorsOptions {
+  /**
+   * The allowed origins, each exactly as a browser sends it in `Origin` (scheme, host and a
+   * port other than the scheme's default: `https://app.example.com`, `http://localhost:5173`),
+   * or `'*'` for every origin. No path, no trailing slash; at least one.
+   */
+  readonly origins: readonly string[] | '*';
+  /**
+   * How long, in seconds, a browser may reuse a preflight's answer (`Access-Control-Max-Age`),
+   * an integer in 0-86400 (browsers cap it: Chromium at 7200).
+   * @default 600
+   */
+  readonly maxAge?: number | undefined;
+}
 
 /** The default of `cors.maxAge`, in seconds. */
 export const DEFAULT_CORS_MAX_AGE = 600;
@@ -27,27 +47,32 @@ const EXPOSE_HEADERS = 'WWW-Authenticate, X-Request-Id';
 
 type HeaderMap = Readonly<Record<string, string>>;
 
-/** A store's CORS policy: which origins it allows and the headers it answers them with. */
-export interface CorsPolicy {
-  /**
-   * The headers for a response to a request from `origin` (the `Origin` header, `null` when
-   * absent): the CORS headers for an allowed origin, else `Vary: Origin` alone, since the
-   * answer still depends on the origin (https://fetch.spec.whatwg.org/#cors-protocol-and-http-caches).
-   */
-  headersFor(origin: string | null): HeaderMap;
-  /** The `204` answer to a preflight from `origin`, or `undefined` when it is not allowed. */
-  preflight(origin: string | null): Reply | undefined;
-}
-
 /**
- * Checks the `cors` option and builds its policy; every header set is built here, once.
+ * Creates the CORS policy a store takes as its `cors` option: a preflight (`OPTIONS` with
+ * `Origin` and `Access-Control-Request-Method`) from an allowed origin gets `204` without a
+ * token, with `Access-Control-Allow-Methods: POST`, `Access-Control-Allow-Headers:
+ * Authorization, Content-Type, X-Request-Id` and `Access-Control-Max-Age`; every response to an
+ * allowed origin, errors included, carries `Access-Control-Allow-Origin`, `Vary: Origin` and
+ * `Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id`. A disallowed origin gets no
+ * CORS header, and its preflight is a plain `OPTIONS` (`405`). Every header set is built here,
+ * once. Where the host has CORS middleware of its own, prefer it and leave the store's off.
  *
- * @param options The store's `cors` option.
- * @returns The policy.
+ * @param options The allowed origins and the preflight's `maxAge`.
+ * @returns The policy, for `createPlantStore({ cors })`.
  * @throws {TypeError} When `origins` is neither `'*'` nor a non-empty list of origins written as
  *   a browser sends them, or `maxAge` is not an integer in 0-86400.
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ * import { createCors } from 'plant-store/cors';
+ *
+ * const store = createPlantStore({
+ *   verifier: createStaticTokenVerifier(['s3cr3t']),
+ *   cors: createCors({ origins: ['https://app.example.com'] }),
+ * });
+ * ```
  */
-export function createCorsPolicy(options: CorsOptions): CorsPolicy {
+export function createCors(options: CorsOptions): Cors {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError("cors must be an object such as { origins: ['https://app.example.com'] }");
   }
@@ -75,33 +100,36 @@ export function createCorsPolicy(options: CorsOptions): CorsPolicy {
     for (const origin of origins) allowed.set(checkOrigin(origin), headersOf(origin));
   }
   const preflights = new Map<string, Reply>();
-  return {
-    headersFor(origin) {
-      if (origin === null) return vary;
-      return any ?? allowed.get(origin) ?? vary;
-    },
-    preflight(origin) {
-      if (origin === null) return undefined;
-      const headers = any ?? allowed.get(origin);
-      if (headers === undefined) return undefined;
-      let reply = preflights.get(origin);
-      if (reply === undefined) {
-        reply = {
-          status: 204,
-          headers: {
-            ...headers,
-            'access-control-allow-methods': 'POST',
-            'access-control-allow-headers': ALLOW_HEADERS,
-            'access-control-max-age': String(maxAge),
-          },
-          body: '',
-        };
-        // With '*' any origin may ask: keep a bounded few, never one per stranger.
-        if (any === undefined || preflights.size < 64) preflights.set(origin, reply);
-      }
-      return reply;
-    },
+  const headersFor = (origin: string | null): HeaderMap => {
+    if (origin === null) return vary;
+    return any ?? allowed.get(origin) ?? vary;
   };
+  const preflight = (origin: string | null): Reply | undefined => {
+    if (origin === null) return undefined;
+    const headers = any ?? allowed.get(origin);
+    if (headers === undefined) return undefined;
+    let reply = preflights.get(origin);
+    if (reply === undefined) {
+      reply = {
+        status: 204,
+        headers: {
+          ...headers,
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': ALLOW_HEADERS,
+          'access-control-max-age': String(maxAge),
+        },
+        body: '',
+      };
+      // With '*' any origin may ask: keep a bounded few, never one per stranger.
+      if (any === undefined || preflights.size < 64) preflights.set(origin, reply);
+    }
+    return reply;
+  };
+  const policy: CorsPolicy = {
+    headersFor,
+    wrap: (createPlant) => withCors(headersFor, preflight, createPlant),
+  };
+  return registerCors(policy);
 }
 
 /**
@@ -138,22 +166,22 @@ function checkOrigin(origin: unknown): string {
  * answered `204` before any check (a preflight never carries a token), and every other reply
  * gets the headers its origin earns. A preflight from an origin not allowed is a plain `OPTIONS`:
  * `405`, with no CORS header.
- *
- * @param policy The store's policy.
- * @param createPlant The operation.
- * @returns The operation with CORS.
  */
-export function withCors(policy: CorsPolicy, createPlant: CreatePlant): CreatePlant {
+function withCors(
+  headersFor: (origin: string | null) => HeaderMap,
+  preflight: (origin: string | null) => Reply | undefined,
+  createPlant: CreatePlant,
+): CreatePlant {
   return (input, answer) => {
     const origin = input.origin ?? null;
     if (input.method === 'OPTIONS' && input.preflightMethod != null) {
-      const preflight = policy.preflight(origin);
-      if (preflight !== undefined) {
-        answer(preflight);
+      const reply = preflight(origin);
+      if (reply !== undefined) {
+        answer(reply);
         return;
       }
     }
-    const headers = policy.headersFor(origin);
+    const headers = headersFor(origin);
     createPlant(input, (reply) => answer(withHeaders(reply, headers)));
   };
 }

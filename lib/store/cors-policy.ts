@@ -1,0 +1,43 @@
+/**
+ * The bridge between a store and the CORS policy `createCors` (`plant-store/cors`) makes: the
+ * store keeps no CORS code of its own, only this hook, so that a host that answers CORS with its
+ * own middleware ships none.
+ *
+ * @module
+ */
+
+import type { CreatePlant } from '../operation/create-plant.ts';
+import type { Cors } from '../types.ts';
+
+/** What a store needs of a CORS policy, on plain values. */
+export interface CorsPolicy {
+  /** The operation with CORS: an allowed preflight answered, every reply given its headers. */
+  wrap(createPlant: CreatePlant): CreatePlant;
+  /** The CORS headers for a response to a request from `origin` (`null` when it has none). */
+  headersFor(origin: string | null): Readonly<Record<string, string>>;
+}
+
+/** The policies `createCors` made, by the opaque value it handed out. */
+const policies = new WeakMap<Cors, CorsPolicy>();
+
+/** Hands out the opaque `Cors` value for a policy (used by `createCors`). */
+export function registerCors(policy: CorsPolicy): Cors {
+  const cors: Cors = Object.freeze({ kind: 'plant-store/cors' });
+  policies.set(cors, policy);
+  return cors;
+}
+
+/**
+ * The policy behind a store's `cors` option.
+ *
+ * @throws {TypeError} When the option is not what `createCors` returns (plain options, say).
+ */
+export function corsPolicyOf(cors: Cors): CorsPolicy {
+  const policy = policies.get(cors);
+  if (policy === undefined) {
+    throw new TypeError(
+      "cors takes what createCors() from 'plant-store/cors' returns: cors: createCors({ origins: ['https://app.example.com'] })",
+    );
+  }
+  return policy;
+}
