@@ -35,6 +35,7 @@ export type PlantApiErrorCode =
   | 'ERR_INVALID_JSON'
   | 'ERR_INVALID_PLANT'
   | 'ERR_INTERNAL'
+  | 'ERR_NOT_IMPLEMENTED'
   | 'ERR_BODY_ALREADY_READ'
   | 'ERR_MALFORMED_VERDICT'
   | 'ERR_MALFORMED_OUTCOME'
@@ -85,6 +86,7 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   },
   ERR_HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
   ERR_INTERNAL: { status: 500, message: 'internal error' },
+  ERR_NOT_IMPLEMENTED: { status: 501, message: 'not implemented' },
   // The host's mistakes: the client sees a plain 500, the PlantApiError tells onError the fix.
   ERR_BODY_ALREADY_READ: { status: 500, message: 'internal error' },
   ERR_MALFORMED_VERDICT: { status: 500, message: 'internal error' },

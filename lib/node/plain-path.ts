@@ -12,8 +12,9 @@ import type { ClientWatch } from '../operation/plain-request.ts';
 import type { PlainHandler } from '../store/plain-handler.ts';
 import { isValidHost } from './host.ts';
 import { type ListenerConfig, lastResort } from './listener-config.ts';
-import { handedOver } from './owed-response.ts';
-import { clientGone, drainRequest, readRequestBody } from './request-body.ts';
+import { handedOver, isTakenOver } from './connection.ts';
+import { transferCodingProblem } from './framing.ts';
+import { clientGone, drainRequest, keepAliveOrClose, readRequestBody } from './request-body.ts';
 import { sendReply } from './send.ts';
 
 /** The path of an origin-form request target (`/plants?x=1` → `/plants`), else `undefined`. */
@@ -41,7 +42,7 @@ export function answerPlain(
   let contentLength: string | null = null;
   let origin: string | null = null;
   let preflightMethod: string | null = null;
-  let chunked = false;
+  let transferEncoding: string | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const value = raw[i + 1] as string;
@@ -76,7 +77,13 @@ export function answerPlain(
           origin = joined(origin, value);
         break;
       case 17:
-        if (name.toLowerCase() === 'transfer-encoding') chunked = true;
+        if (name.toLowerCase() === 'transfer-encoding')
+          transferEncoding = joined(transferEncoding, value);
+        break;
+      case 7:
+        // Node reads nothing more on a connection after a request that asks for an upgrade: it
+        // is answered, then closed, so no later request waits unanswered on it.
+        if (name.toLowerCase() === 'upgrade') res.shouldKeepAlive = false;
         break;
       case 29:
         if (name.toLowerCase() === 'access-control-request-method')
@@ -89,6 +96,13 @@ export function answerPlain(
     sendReply(res, errorReply('ERR_BAD_REQUEST', 'the Host header is missing or not valid'));
     return;
   }
+  // Framing the server cannot read is answered before anything reads the body, then closed.
+  const framing = transferEncoding === null ? undefined : transferCodingProblem(transferEncoding);
+  if (framing !== undefined) {
+    res.shouldKeepAlive = false;
+    sendReply(res, framing);
+    return;
+  }
 
   plain.handle(
     {
@@ -99,18 +113,20 @@ export function answerPlain(
       preflightMethod,
       // Node's HTTP parser refuses a Content-Length that is not plain digits, or given twice.
       declaredLength: contentLength === null ? -1 : Number(contentLength),
-      hasBody: chunked || contentLength !== null,
-      readBody: (maxBytes, sink) => readRequestBody(req, maxBytes, sink),
+      hasBody: transferEncoding !== null || contentLength !== null,
+      readBody: (maxBytes, sink) => readRequestBody(req, res, maxBytes, sink),
       client: new ConnectionWatch(res),
     },
     (reply) => {
       try {
+        // A body the store did not read (a 401, say) is drained, so the connection serves on,
+        // or the reply says the connection closes.
+        const drain = keepAliveOrClose(req, res, config, reply.status);
         if (!res.destroyed) {
           sendReply(res, reply);
           handedOver(res);
         }
-        // A body the store did not read (a 401, say) is drained, so the connection serves on.
-        if (!req.complete) drainRequest(req, { onData: undefined }, config);
+        if (drain) drainRequest(req, undefined, config);
       } catch (error) {
         lastResort(config, res, error);
       }
@@ -136,7 +152,8 @@ class ConnectionWatch implements ClientWatch {
   }
 
   get aborted(): boolean {
-    return this.#res.destroyed;
+    // A request the connection handling answered itself (a framing error) is over for the store.
+    return this.#res.destroyed || isTakenOver(this.#res);
   }
 
   get reason(): unknown {

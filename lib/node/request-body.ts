@@ -6,9 +6,10 @@
  * @module
  */
 
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodySink } from '../operation/plain-request.ts';
 import { bodyAlreadyRead } from '../operation/read-body.ts';
+import { continueWithheld, sendContinue } from './connection.ts';
 import type { ListenerConfig } from './listener-config.ts';
 
 /** The error a read fails with, and the reason a watch gives, once the client went away. */
@@ -23,8 +24,38 @@ export function wasRead(req: IncomingMessage): boolean {
 
 /** What the generic path knows of the body stream it handed the handler. */
 export interface BodyState {
+  /** The response, which may owe a `100 Continue` once the body is first read. */
+  readonly res: ServerResponse;
   /** The `'data'` listener feeding the body stream, once the handler started reading. */
   onData: ((chunk: Buffer) => void) | undefined;
+}
+
+/**
+ * Decides, before a response is written, what becomes of a request body still unread: drained
+ * after the response, so the connection serves on, when it is known to be small enough; else
+ * the response says `Connection: close` and the connection closes after it. Closed: a `413`
+ * (reading the body it refused would defeat it), a body whose `100 Continue` was never sent
+ * (the client may never send it), and a chunked body or one over `maxDrainBytes`.
+ *
+ * @returns Whether the unread body is to be drained.
+ */
+export function keepAliveOrClose(
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: ListenerConfig,
+  status: number,
+): boolean {
+  if (req.complete) return false;
+  const { 'content-length': declared, 'transfer-encoding': coding } = req.headers;
+  // No body at all: the request is complete but for node's last step.
+  if (coding === undefined && (declared === undefined || declared === '0')) return false;
+  const drainable =
+    status !== 413 &&
+    !continueWithheld(res) &&
+    coding === undefined &&
+    Number(declared) <= config.maxDrainBytes;
+  if (!drainable) res.shouldKeepAlive = false;
+  return drainable && res.shouldKeepAlive;
 }
 
 /**
@@ -32,7 +63,12 @@ export interface BodyState {
  * `maxBytes`; the rest is drained, capped, after the response. The body is handed over inside
  * the `end` event, so a store whose collaborators answer synchronously answers right there.
  */
-export function readRequestBody(req: IncomingMessage, maxBytes: number, sink: BodySink): void {
+export function readRequestBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  sink: BodySink,
+): void {
   // A host's body parser (express.json(), say) read the body first; a gone client sends no more
   // events.
   if (wasRead(req)) {
@@ -43,6 +79,8 @@ export function readRequestBody(req: IncomingMessage, maxBytes: number, sink: Bo
     sink.fail(clientGone());
     return;
   }
+  // The checks that need only the headers passed: now the client may send the body.
+  sendContinue(res);
   const chunks: Buffer[] = [];
   let size = 0;
   // Set once the sink has its answer; later events are ignored rather than unsubscribed from,
@@ -87,6 +125,7 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
           req.resume();
           return;
         }
+        sendContinue(body.res);
         if (wasRead(req)) {
           // A host (a body parser under Express) consumed the body before us: an empty body
           // would pass for one the client never sent.
@@ -133,13 +172,22 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
 
 /**
  * Reads and throws away what is left of a request body, so the connection can serve its next
- * request, within the byte and time caps; past either the connection is closed.
+ * request, within the byte and time caps; past either the connection is closed. The byte cap
+ * counts what arrives on the wire, not the decoded body: a body sent in one-byte chunks costs
+ * six times its size in framing, and parsing it costs the server as much.
  */
-export function drainRequest(req: IncomingMessage, body: BodyState, config: ListenerConfig): void {
+export function drainRequest(
+  req: IncomingMessage,
+  body: { onData: ((chunk: Buffer) => void) | undefined } | undefined,
+  config: ListenerConfig,
+): void {
   if (req.destroyed) return;
-  if (body.onData !== undefined) req.off('data', body.onData);
-  body.onData = undefined;
-  let bytes = 0;
+  if (body?.onData !== undefined) {
+    req.off('data', body.onData);
+    body.onData = undefined;
+  }
+  const socket = req.socket;
+  const start = socket.bytesRead;
   const stop = (): void => {
     clearTimeout(timer);
     req.off('data', onData);
@@ -150,9 +198,8 @@ export function drainRequest(req: IncomingMessage, body: BodyState, config: List
     stop();
     req.socket.destroy();
   };
-  const onData = (chunk: Buffer): void => {
-    bytes += chunk.byteLength;
-    if (bytes > config.maxDrainBytes) cut();
+  const onData = (): void => {
+    if (socket.bytesRead - start > config.maxDrainBytes) cut();
   };
   const timer = setTimeout(cut, config.drainTimeout);
   timer.unref();

@@ -7,20 +7,23 @@
  */
 
 import type { IncomingMessage } from 'node:http';
+import { type ErrorReply, errorReply } from '../errors.ts';
+import { transferCodingProblem } from './framing.ts';
 import { ABSOLUTE_FORM, isValidHost } from './host.ts';
 import { type BodyState, toBodyStream } from './request-body.ts';
 
-/** Builds the native `Request`, or returns why the request cannot be one. */
+/** Builds the native `Request`, or the answer to a request that cannot be one. */
 export function toRequest(
   req: IncomingMessage,
   signal: AbortSignal,
   body: BodyState,
-): Request | string {
+): Request | ErrorReply {
   const raw = req.rawHeaders;
   const headers = new Headers();
   let host: string | undefined;
   let hosts = 0;
   let announcesBody = false;
+  let transferEncoding: string | null = null;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const value = raw[i + 1] as string;
@@ -30,17 +33,19 @@ export function toRequest(
     if (name.length === 4 && name.toLowerCase() === 'host') {
       host = value;
       hosts++;
-    } else if (
-      (name.length === 17 && name.toLowerCase() === 'transfer-encoding') ||
-      (name.length === 14 && name.toLowerCase() === 'content-length' && value !== '0')
-    ) {
+    } else if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') {
+      announcesBody = true;
+      transferEncoding = transferEncoding === null ? value : `${transferEncoding}, ${value}`;
+    } else if (name.length === 14 && name.toLowerCase() === 'content-length' && value !== '0') {
       announcesBody = true;
     }
     headers.append(name, value);
   }
   if (hosts !== 1 || !isValidHost(host)) {
-    return 'the Host header is missing or not valid';
+    return errorReply('ERR_BAD_REQUEST', 'the Host header is missing or not valid');
   }
+  const framing = transferEncoding === null ? undefined : transferCodingProblem(transferEncoding);
+  if (framing !== undefined) return framing;
 
   const target = req.url ?? '';
   let url: string;
@@ -50,7 +55,7 @@ export function toRequest(
   } else if (ABSOLUTE_FORM.test(target)) {
     url = target;
   } else {
-    return 'the request target is not supported';
+    return errorReply('ERR_BAD_REQUEST', 'the request target is not supported');
   }
 
   const method = req.method ?? 'GET';
@@ -64,7 +69,7 @@ export function toRequest(
   try {
     return new Request(url, init);
   } catch {
-    // A URL or method fetch cannot represent (TRACE, CONNECT, a bad port).
-    return 'malformed request';
+    // A URL fetch cannot represent (a bad port, say).
+    return errorReply('ERR_BAD_REQUEST');
   }
 }

@@ -7,7 +7,9 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply, JSON_HEADERS } from '../errors.ts';
+import { isTakenOver } from './connection.ts';
 import { type ListenerConfig, noop, report } from './listener-config.ts';
+import { keepAliveOrClose } from './request-body.ts';
 
 /**
  * Sends a web `Response` for the generic path: status and headers once (several `Set-Cookie`
@@ -23,11 +25,13 @@ export async function sendResponse(
 ): Promise<void> {
   const body = response.body;
   if (res.destroyed || res.headersSent) {
-    // The client left while the handler worked, or someone else answered: never a second response.
+    // The client left while the handler worked, or someone else answered: never a second
+    // response. A request the connection handling answered (a framing error) keeps that answer.
     body?.cancel().catch(noop);
-    if (!res.destroyed) res.destroy();
+    if (!res.destroyed && !isTakenOver(res)) res.destroy();
     return;
   }
+  keepAliveOrClose(req, res, config, response.status);
   // Iterating `Headers` yields each Set-Cookie on its own; the flat list keeps them separate.
   const headers: string[] = [];
   for (const [name, value] of response.headers) headers.push(name, value);
@@ -82,10 +86,13 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Writes an Error body reply, unless a response was already started (then: cut). */
+/**
+ * Writes a plain reply, unless a response was already started: then the connection is cut, or,
+ * for a request the connection handling answered itself (a framing error), the reply is dropped.
+ */
 export function sendReply(res: ServerResponse, reply: ErrorReply): void {
   if (res.headersSent) {
-    res.destroy();
+    if (!isTakenOver(res)) res.destroy();
     return;
   }
   // A flat name/value list goes to node as it is, where an object is walked key by key. Most

@@ -8,9 +8,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { rejectClient } from './client-error.ts';
+import { errorReply } from '../errors.ts';
+import { plainHandlerOf } from '../store/plain-handler.ts';
+import { rejectClient, writeRawReply } from './client-error.ts';
+import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
 import { count, defaultOnError, report } from './listener-config.ts';
-import { OWED, type OwingSocket } from './owed-response.ts';
+import { pathOf } from './plain-path.ts';
 import { toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
 
@@ -64,7 +67,12 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   let closing = false;
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    (req.socket as OwingSocket)[OWED] = res;
+    // Bytes after a request that said Connection: close are ignored, never executed.
+    if (arrivedAfterClose(req)) {
+      req.socket.destroy();
+      return;
+    }
+    requestArrived(req, res);
     // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
     // drops repeated Set-Cookie values from the flat header list.
     if (closing) res.shouldKeepAlive = false;
@@ -81,12 +89,36 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     },
     onRequest,
   );
+  // Every header line counts (a second Host or Authorization hidden after filler lines must be
+  // seen); maxHeaderSize bounds them all.
+  server.maxHeadersCount = 0;
+  // Node would answer `Expect: 100-continue` with `100 Continue` at once; it is held back until
+  // the body is first read, so a request the headers alone refuse gets its final status instead
+  // (RFC 9110 section 10.1.1).
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    holdContinue(res);
+    onRequest(req, res);
+  });
   // Node would answer an Expect other than 100-continue with a bare 417 and no Error body. RFC
   // 9110 section 10.1.1 lets a server ignore an expectation it does not know: serve the request.
   server.on('checkExpectation', onRequest);
+  // Node closes a CONNECT's socket unanswered when nobody listens: route it like any other
+  // method (its target is no path: 404 for a store's fetch), then close.
+  const plain = plainHandlerOf(options.fetch);
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    writeRawReply(
+      socket,
+      plain?.refuse(pathOf(req.url)) ??
+        errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented'),
+    );
+  });
   server.keepAliveTimeout = keepAliveTimeout;
+  // A client that half-closes right after its request (shutdown(SHUT_WR)) still gets the
+  // response: node then closes after it, where by default it would drop it unsent. Node reads
+  // this property of the server (`httpAllowHalfOpen`) when a client's end arrives.
+  (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    rejectClient(error, socket, (socket as OwingSocket)[OWED]);
+    rejectClient(error, socket);
   });
 
   let closed: Promise<void> | undefined;

@@ -14,7 +14,7 @@ import {
   type ListenerConfig,
   lastResort,
 } from './listener-config.ts';
-import { handedOver } from './owed-response.ts';
+import { handedOver } from './connection.ts';
 import { answerPlain, pathOf } from './plain-path.ts';
 import { respond } from './respond.ts';
 import type { FetchHandler, NodeListener, ToNodeListenerOptions } from './types.ts';

@@ -96,6 +96,7 @@ export const openApiDocument = {
           '413': errorResponseObject('The body is over the limit (default 102400 bytes).'),
           '415': errorResponseObject('Not application/json (charset utf-8).'),
           '500': errorResponseObject('Internal error.'),
+          '501': errorResponseObject('A transfer coding other than chunked.'),
           '503': errorResponseObject('The deadline passed; a retry is safe.'),
         },
       },

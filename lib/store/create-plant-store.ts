@@ -5,7 +5,7 @@
  * @module
  */
 
-import { errorResponse, JSON_HEADERS, replyResponse } from '../errors.ts';
+import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../errors.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { createPlantOperation } from '../operation/create-plant.ts';
 import { createDeadlines } from '../operation/deadlines.ts';
@@ -115,16 +115,14 @@ export function createPlantStore<Principal = unknown>(
   }
 
   function route(request: Request, url: URL): Response {
-    if (url.pathname === '/openapi.json') {
-      if (request.method === 'GET' || request.method === 'HEAD') {
-        const body = request.method === 'GET' ? openApiJsonFor(url.origin) : null;
-        return new Response(body, { status: 200, headers: JSON_HEADERS });
-      }
-      const response = errorResponse('ERR_METHOD_NOT_ALLOWED');
-      response.headers.set('allow', 'GET, HEAD');
-      return response;
+    if (
+      url.pathname === '/openapi.json' &&
+      (request.method === 'GET' || request.method === 'HEAD')
+    ) {
+      const body = request.method === 'GET' ? openApiJsonFor(url.origin) : null;
+      return new Response(body, { status: 200, headers: JSON_HEADERS });
     }
-    return errorResponse('ERR_NOT_FOUND');
+    return replyResponse(refusal(url.pathname));
   }
 
   async function fetch(request: Request): Promise<Response> {
@@ -139,11 +137,31 @@ export function createPlantStore<Principal = unknown>(
   }
 
   // The node:http adapter answers these on plain values, without a Request or a Response.
-  attachPlainHandler(handleCreatePlant, { path: undefined, handle: createPlant });
-  attachPlainHandler(fetch, { path: '/plants', handle: createPlant });
+  attachPlainHandler(handleCreatePlant, {
+    path: undefined,
+    handle: createPlant,
+    refuse: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
+  });
+  attachPlainHandler(fetch, { path: '/plants', handle: createPlant, refuse: refusal });
 
   return { handleCreatePlant, fetch };
 }
+
+/**
+ * The answer of `fetch`'s routes to a method they do not take on `path` (`undefined` for a
+ * target that is no path, as `CONNECT`'s): `405` on `/plants` and `/openapi.json`, with the
+ * methods each allows, `404` elsewhere.
+ */
+function refusal(path: string | undefined): ErrorReply {
+  if (path === '/plants') return errorReply('ERR_METHOD_NOT_ALLOWED');
+  if (path === '/openapi.json') return OPENAPI_METHOD_NOT_ALLOWED;
+  return errorReply('ERR_NOT_FOUND');
+}
+
+const OPENAPI_METHOD_NOT_ALLOWED: ErrorReply = (() => {
+  const reply = errorReply('ERR_METHOD_NOT_ALLOWED');
+  return { ...reply, headers: { ...reply.headers, allow: 'GET, HEAD' } };
+})();
 
 /**
  * The path of a request's URL, which `Request` has already parsed and normalised

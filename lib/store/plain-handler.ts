@@ -23,6 +23,12 @@ export interface PlainHandler {
    * read the request; `answer` must not throw.
    */
   handle(request: PlainRequest, answer: (reply: Reply) => void): void;
+  /**
+   * The answer to a request whose method a `Request` cannot carry (`CONNECT`, `TRACE`), on a
+   * path `handle` does not answer (`undefined` for a target that is no path): the routes treat
+   * such a method like any other they do not take.
+   */
+  refuse(path: string | undefined): Reply;
 }
 
 /** Attaches a plain handler to a fetch handler, for the adapter to find. */

@@ -280,7 +280,9 @@ describe('clients that leave, behind serve', () => {
       }),
     );
     await withDeadline(arrivals.promise, 'all 40 creates to reach the repository');
-    for (const client of working) client.socket.destroy();
+    // Gone for good: a reset. A client that only half-closes (FIN) after a complete request
+    // still gets its response (RFC 9112 section 9.6); see the next test.
+    for (const client of working) client.socket.resetAndDestroy();
     await Promise.all(cuts);
 
     await assertResourcesBackTo(baseline, 'after 160 clients left');
@@ -295,6 +297,24 @@ describe('clients that leave, behind serve', () => {
     );
     // Still serving, and no client that left stored its plant.
     assert.deepEqual(await create(port, 7, 'Ivy'), { status: 200, body: { name: 'Ivy' } });
+  });
+  it('answers a client that half-closes right after its request, while the repository works (#22)', async () => {
+    // What a PostgreSQL-backed server met: the client sends a whole request and shuts its
+    // sending side down; the store was still waiting on the database, and node dropped the
+    // response unsent.
+    const memory = createMemoryRepository();
+    const slow: PlantRepository = {
+      async create(plant, context) {
+        await delay(200);
+        return memory.create(plant, context);
+      },
+    };
+    const { port, errors } = await start({ repository: slow });
+    const client = await rawClient(port);
+    client.socket.end(rawPlantRequest(plantBody(8, 'Fern'), TOKEN, { close: false }));
+    await withDeadline(client.closed, 'the answer and the close');
+    assert.deepEqual(await checkRaw(client.text()), { status: 200, body: { name: 'Fern' } });
+    assert.deepEqual(errors, []);
   });
 });
 

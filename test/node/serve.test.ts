@@ -8,6 +8,7 @@ import {
   gate,
   parseRawResponse,
   rawClient,
+  splitResponses,
   rawExchange,
   withDeadline,
 } from '../support/node-helpers.ts';
@@ -85,7 +86,10 @@ describe('serve', () => {
     }
   });
 
-  it('cuts a pipelined malformed request without a raw reply while a create waits for its verifier', async () => {
+  it('answers a create, then the malformed request pipelined behind it, then closes (#22)', async () => {
+    // The parser rejects the trailing bytes while the create still waits for its verifier: the
+    // create was executed, so it gets its response first (RFC 9112 section 9.6). This used to
+    // cut the connection, with the plant stored and no answer.
     const release = gate();
     const { store, repository } = testStore({
       verifier: {
@@ -101,11 +105,17 @@ describe('serve', () => {
       client.socket.write(
         `${rawPlantRequest('{"id":42,"name":"Fern"}', TOKEN, { close: false })}GARBAGE\r\n\r\n`,
       );
-      await withDeadline(client.closed, 'the connection to be cut');
-      assert.equal(client.text(), '');
+      await delay(50);
       release.open();
-      await delay(20);
-      assert.equal(repository.create.mock.callCount(), 0);
+      await withDeadline(client.closed, 'the connection to close after both answers');
+      const [created, rejected] = splitResponses(client.text());
+      assert.deepEqual(await checkRaw(created ?? ''), { status: 200, body: { name: 'Fern' } });
+      assert.deepEqual(await checkRaw(rejected ?? ''), {
+        status: 400,
+        body: { error: 400, message: 'malformed request' },
+      });
+      assert.equal(parseRawResponse(rejected ?? '').headers.get('connection'), 'close');
+      assert.equal(repository.create.mock.callCount(), 1);
     } finally {
       release.open();
       await handle.close();
@@ -135,7 +145,7 @@ describe('serve', () => {
     }
   });
 
-  it('cuts a pipelined malformed request without a raw reply while a response is in flight', async () => {
+  it('finishes a response in flight before answering a malformed request behind it (#22)', async () => {
     const release = gate();
     const handle = await serve({
       fetch: async () => {
@@ -147,8 +157,14 @@ describe('serve', () => {
     try {
       const client = await rawClient(handle.port);
       client.socket.write('GET / HTTP/1.1\r\nHost: a\r\n\r\nGARBAGE\r\n\r\n');
-      await withDeadline(client.closed, 'the connection to be cut');
-      assert.equal(client.text(), '');
+      await delay(50);
+      assert.equal(client.text(), '', 'nothing is written ahead of the owed response');
+      release.open();
+      await withDeadline(client.closed, 'the connection to close after both answers');
+      const [first, second] = splitResponses(client.text());
+      assert.equal(parseRawResponse(first ?? '').status, 200);
+      assert.equal(parseRawResponse(first ?? '').body, 'late');
+      assert.equal(parseRawResponse(second ?? '').status, 400);
     } finally {
       release.open();
       await handle.close();

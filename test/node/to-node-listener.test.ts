@@ -142,7 +142,9 @@ describe('toNodeListener', () => {
     }
   });
 
-  it('answers 400 when the method or the request target cannot be a fetch Request', async () => {
+  it('answers 501 to a method no Request can carry, and 400 to a target it cannot (#22)', async () => {
+    // TRACE and CONNECT are forbidden in a fetch Request: a handler that is no plant store
+    // cannot be handed them, so the server says it does not implement them (RFC 9110 15.6.2).
     const server = await start(echo);
     const trace = parseRawResponse(
       await rawExchange(
@@ -150,7 +152,11 @@ describe('toNodeListener', () => {
         'TRACE / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n',
       ),
     );
-    assert.deepEqual(JSON.parse(trace.body), { error: 400, message: 'malformed request' });
+    assert.equal(trace.status, 501);
+    assert.deepEqual(JSON.parse(trace.body), {
+      error: 501,
+      message: 'the method TRACE is not implemented',
+    });
     const asterisk = parseRawResponse(
       await rawExchange(server.port, 'OPTIONS * HTTP/1.1\r\nHost: a.test\r\n\r\n'),
     );

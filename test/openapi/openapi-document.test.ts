@@ -63,6 +63,7 @@ describe('openApiDocument', () => {
       '413',
       '415',
       '500',
+      '501',
       '503',
     ]);
     assert.equal(

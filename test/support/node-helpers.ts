@@ -157,6 +157,35 @@ export function parseRawResponse(text: string): RawResponse {
   return { status, headers, body: rest.slice(0, length) };
 }
 
+/**
+ * Splits raw text that holds several responses on one connection into one text per response,
+ * each cut where its `Content-Length` (or its chunked body) ends; a `1xx` interim response is
+ * one too. Used to check the order and number of answers.
+ */
+export function splitResponses(text: string): string[] {
+  const responses: string[] = [];
+  let rest = text;
+  while (rest.length > 0) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end === -1) {
+      responses.push(rest);
+      break;
+    }
+    const head = rest.slice(0, end);
+    const chunked = /\r\ntransfer-encoding: *chunked/i.test(head);
+    let length = end + 4;
+    if (chunked) {
+      const last = rest.indexOf('\r\n0\r\n\r\n', end);
+      length = last === -1 ? rest.length : last + 7;
+    } else {
+      length += Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    }
+    responses.push(rest.slice(0, length));
+    rest = rest.slice(length);
+  }
+  return responses;
+}
+
 /** A spawned child process whose output is collected line by line. */
 export interface Child {
   readonly process: ChildProcess;

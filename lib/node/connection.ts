@@ -1,0 +1,102 @@
+/**
+ * What a socket remembers between the requests on it, so that a parser error never costs an
+ * executed request its response (RFC 9112 section 9.6): the response it still owes, the request
+ * whose body may still be arriving, and whether the last response said the connection closes.
+ * Kept as properties on the socket rather than `WeakMap` entries: setting and clearing one costs
+ * a store, where the map hashed the socket on every request.
+ *
+ * @module
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+const OWED: unique symbol = Symbol('plant-store.owed-response');
+const INCOMING: unique symbol = Symbol('plant-store.incoming-request');
+const CLOSING: unique symbol = Symbol('plant-store.closing');
+const TAKEN_OVER: unique symbol = Symbol('plant-store.taken-over');
+const CONTINUE: unique symbol = Symbol('plant-store.continue');
+
+/** A socket of a server, with what it remembers. */
+interface ConnectionSocket {
+  /** The response not yet handed whole to the socket. */
+  [OWED]?: ServerResponse | undefined;
+  /** The last request, kept while its body may still be arriving. */
+  [INCOMING]?: IncomingMessage | undefined;
+  /** Set once a response said `Connection: close`: later bytes are never executed. */
+  [CLOSING]?: boolean;
+}
+
+/** A response, with what the connection handling marks on it. */
+interface MarkedResponse {
+  /** Answered by the connection handling (a framing error): the handler's answer is dropped. */
+  [TAKEN_OVER]?: boolean;
+  /** `100 Continue` is owed when the body is first read (`serve` holds it back until then). */
+  [CONTINUE]?: boolean;
+}
+
+/** Notes a request and its response as the ones the socket now owes. */
+export function requestArrived(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket as ConnectionSocket;
+  socket[OWED] = res;
+  socket[INCOMING] = req;
+}
+
+/**
+ * Forgets `res` as owed once its every byte was handed to the socket (`end` called on an
+ * assigned socket), and remembers whether it said the connection closes. A pipelined response
+ * still waiting for its turn has no socket yet and stays. Forgetting promptly matters for speed
+ * too: a response kept until the next request on its socket survives a young-generation GC
+ * with everything it references.
+ */
+export function handedOver(res: ServerResponse): void {
+  const socket = res.socket as ConnectionSocket | null;
+  if (socket === null || socket[OWED] !== res) return;
+  socket[OWED] = undefined;
+  if (!res.shouldKeepAlive) socket[CLOSING] = true;
+  if (socket[INCOMING]?.complete === true) socket[INCOMING] = undefined;
+}
+
+/** What a socket owes and remembers, for the answer to a parser error. */
+export function connectionOf(socket: Duplex): {
+  readonly owed: ServerResponse | undefined;
+  readonly incoming: IncomingMessage | undefined;
+  readonly closing: boolean;
+} {
+  const state = socket as ConnectionSocket;
+  return { owed: state[OWED], incoming: state[INCOMING], closing: state[CLOSING] === true };
+}
+
+/** Whether a request arrived on a connection whose last response said it closes. */
+export function arrivedAfterClose(req: IncomingMessage): boolean {
+  return (req.socket as ConnectionSocket)[CLOSING] === true;
+}
+
+/** Marks a response as answered by the connection handling: the handler's answer is dropped. */
+export function takeOver(res: ServerResponse): void {
+  (res as MarkedResponse)[TAKEN_OVER] = true;
+}
+
+/** Whether the connection handling answered this response itself. */
+export function isTakenOver(res: ServerResponse): boolean {
+  return (res as MarkedResponse)[TAKEN_OVER] === true;
+}
+
+/** Holds `100 Continue` back until the request's body is first read. */
+export function holdContinue(res: ServerResponse): void {
+  (res as MarkedResponse)[CONTINUE] = true;
+}
+
+/** Sends a held-back `100 Continue`, once, when the body is about to be read. */
+export function sendContinue(res: ServerResponse): void {
+  const marked = res as MarkedResponse;
+  if (marked[CONTINUE] === true && !res.headersSent) {
+    marked[CONTINUE] = false;
+    res.writeContinue();
+  }
+}
+
+/** Whether a `100 Continue` was held back and never sent: the client may not send the body. */
+export function continueWithheld(res: ServerResponse): boolean {
+  return (res as MarkedResponse)[CONTINUE] === true;
+}
