@@ -18,6 +18,9 @@
  * - `ERR_MALFORMED_VERDICT`: a `TokenVerifier` answered something other than a `TokenVerdict`.
  * - `ERR_MALFORMED_OUTCOME`: a `PlantRepository` answered something other than a
  *   `CreatePlantOutcome`.
+ *
+ * One code is for a repository to throw: `ERR_STORE_FULL` (a `PlantApiError` with it) has the
+ * client told `507 the store is full`; any other error it throws is a `500`.
  */
 export type PlantApiErrorCode =
   | 'ERR_BAD_REQUEST'
@@ -36,6 +39,7 @@ export type PlantApiErrorCode =
   | 'ERR_INVALID_PLANT'
   | 'ERR_INTERNAL'
   | 'ERR_NOT_IMPLEMENTED'
+  | 'ERR_STORE_FULL'
   | 'ERR_BODY_ALREADY_READ'
   | 'ERR_MALFORMED_VERDICT'
   | 'ERR_MALFORMED_OUTCOME'
@@ -87,6 +91,7 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   ERR_HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
   ERR_INTERNAL: { status: 500, message: 'internal error' },
   ERR_NOT_IMPLEMENTED: { status: 501, message: 'not implemented' },
+  ERR_STORE_FULL: { status: 507, message: 'the store is full' },
   // The host's mistakes: the client sees a plain 500, the PlantApiError tells onError the fix.
   ERR_BODY_ALREADY_READ: { status: 500, message: 'internal error' },
   ERR_MALFORMED_VERDICT: { status: 500, message: 'internal error' },

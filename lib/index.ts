@@ -10,6 +10,7 @@ export type { ErrorReply, PlantApiErrorCode } from './errors.ts';
 export { errorReply, errorResponse, PlantApiError } from './errors.ts';
 export { openApiDocument } from './openapi/openapi-document.ts';
 export { INT64_MAX, INT64_MIN, NewPlantSchema } from './operation/plant-schema.ts';
+export type { CreateMemoryRepositoryOptions } from './repositories/memory-repository.ts';
 export { createMemoryRepository } from './repositories/memory-repository.ts';
 export {
   createPlantStore,
@@ -20,6 +21,7 @@ export type {
   Cors,
   CreatePlantOutcome,
   CreatePlantStoreOptions,
+  ErrorContext,
   NewPlant,
   Plant,
   PlantRepository,

@@ -14,6 +14,7 @@ export { toNodeListener } from './node/to-node-listener.ts';
 export type {
   FetchHandler,
   NodeListener,
+  RequestRecord,
   ServeHandle,
   ServeOptions,
   ToNodeListenerOptions,

@@ -136,10 +136,11 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
   readonly timeoutMs?: number | undefined;
   /**
    * The callback that hears about every unexpected error (a repository or verifier that threw):
-   * the client only ever sees `500 internal error`. It must not throw.
+   * the client only ever sees `500 internal error`. It must not throw. The context names the
+   * request, for a log line that matches the access log's.
    * @default console.error
    */
-  readonly onError?: ((error: unknown) => void) | undefined;
+  readonly onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
   /**
    * CORS, for browser pages of other origins: `createCors({ origins })` from `plant-store/cors`.
    * Off when absent: then no response carries a CORS header and an `OPTIONS` preflight gets
@@ -156,6 +157,15 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
 export interface Cors {
   /** What this value is. */
   readonly kind: 'plant-store/cors';
+}
+
+/** What `onError` learns beside the error: the request it happened in. */
+export interface ErrorContext {
+  /**
+   * The request's `X-Request-Id`, when it has one: the client's, or the one a server such as
+   * `serve({ requestIds: true })` gave it.
+   */
+  readonly requestId?: string | undefined;
 }
 
 /** A plant store: the operation and a router around it. */

@@ -59,6 +59,7 @@ async function drive(creates: number): Promise<void> {
             hasBody: true,
             readBody: (_maxBytes, sink) => setImmediate(() => sink.take(body)),
             client,
+            requestId: () => undefined,
           },
           answer,
         ),

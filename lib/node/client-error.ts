@@ -31,8 +31,13 @@ const rejected = new WeakSet<object>();
  *
  * @param error The parser's error (`HPE_*`), a timeout or a reset.
  * @param socket The connection.
+ * @param prepareRaw What an answer written straight to the socket gets first (a request id).
  */
-export function rejectClient(error: NodeJS.ErrnoException, socket: Duplex): void {
+export function rejectClient(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  prepareRaw: ((reply: ErrorReply) => ErrorReply) | undefined,
+): void {
   if (rejected.has(socket)) return;
   const code = error.code;
   if (code === 'ECONNRESET' || code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
@@ -59,7 +64,7 @@ export function rejectClient(error: NodeJS.ErrnoException, socket: Duplex): void
   afterResponse(owed, () => {
     // Bytes after a request that said Connection: close are ignored, never executed.
     if (closing || (owed !== undefined && !owed.shouldKeepAlive)) linger(socket);
-    else writeRawReply(socket, reply);
+    else writeRawReply(socket, prepareRaw === undefined ? reply : prepareRaw(reply));
   });
 }
 

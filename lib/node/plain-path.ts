@@ -15,6 +15,7 @@ import { type ListenerConfig, lastResort } from './listener-config.ts';
 import { handedOver, isTakenOver } from './connection.ts';
 import { transferCodingProblem } from './framing.ts';
 import { clientGone, drainRequest, keepAliveOrClose, readRequestBody } from './request-body.ts';
+import { requestIdOf } from './request-id.ts';
 import { sendReply } from './send.ts';
 
 /** The path of an origin-form request target (`/plants?x=1` → `/plants`), else `undefined`. */
@@ -116,6 +117,7 @@ export function answerPlain(
       hasBody: transferEncoding !== null || contentLength !== null,
       readBody: (maxBytes, sink) => readRequestBody(req, res, maxBytes, sink),
       client: new ConnectionWatch(res),
+      requestId: () => requestIdOf(req),
     },
     (reply) => {
       try {

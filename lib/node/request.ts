@@ -11,6 +11,7 @@ import { type ErrorReply, errorReply } from '../errors.ts';
 import { transferCodingProblem } from './framing.ts';
 import { ABSOLUTE_FORM, isValidHost } from './host.ts';
 import { type BodyState, toBodyStream } from './request-body.ts';
+import { assignedRequestId } from './request-id.ts';
 
 /** Builds the native `Request`, or the answer to a request that cannot be one. */
 export function toRequest(
@@ -57,6 +58,10 @@ export function toRequest(
   } else {
     return errorReply('ERR_BAD_REQUEST', 'the request target is not supported');
   }
+
+  // The id a server gave the request travels with it, in place of an unusable one the client sent.
+  const requestId = assignedRequestId(req);
+  if (requestId !== undefined) headers.set('x-request-id', requestId);
 
   const method = req.method ?? 'GET';
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };

@@ -13,6 +13,7 @@ import { plainHandlerOf } from '../store/plain-handler.ts';
 import { rejectClient, writeRawReply } from './client-error.ts';
 import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
 import { count, defaultOnError, report } from './listener-config.ts';
+import { observeRawReply, observeRequest, observerOf } from './observe.ts';
 import { pathOf } from './plain-path.ts';
 import { toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
@@ -73,11 +74,13 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
       return;
     }
     requestArrived(req, res);
+    if (observer !== undefined) observeRequest(observer, req, res);
     // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
     // drops repeated Set-Cookie values from the flat header list.
     if (closing) res.shouldKeepAlive = false;
     listener(req, res);
   };
+  const observer = observerOf(options);
   const server = createServer(
     {
       headersTimeout,
@@ -106,10 +109,12 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   // method (its target is no path: 404 for a store's fetch), then close.
   const plain = plainHandlerOf(options.fetch);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const reply =
+      plain?.refuse(pathOf(req.url)) ??
+      errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented');
     writeRawReply(
       socket,
-      plain?.refuse(pathOf(req.url)) ??
-        errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented'),
+      observer === undefined ? reply : observeRawReply(observer, reply, 'CONNECT', req.url),
     );
   });
   server.keepAliveTimeout = keepAliveTimeout;
@@ -118,7 +123,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   // this property of the server (`httpAllowHalfOpen`) when a client's end arrives.
   (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    rejectClient(error, socket);
+    rejectClient(error, socket, observer && ((reply) => observeRawReply(observer, reply)));
   });
 
   let closed: Promise<void> | undefined;

@@ -94,6 +94,42 @@ export interface ServeOptions extends ToNodeListenerOptions {
    * @default 10000
    */
   readonly shutdownTimeout?: number | undefined;
+  /**
+   * Gives every request an `X-Request-Id`: the client's when it is 1-200 visible ASCII
+   * characters, else a new UUID. It is sent back on every response (and on the answers to
+   * requests the parser rejects), reaches the handler's `Request` and a store's `onError`
+   * context. Setting it per response costs a little: off unless asked.
+   * @default false
+   */
+  readonly requestIds?: boolean | undefined;
+  /** Called as each request arrives (for a count of requests in flight). */
+  readonly onRequestStart?: (() => void) | undefined;
+  /**
+   * Called once per request when it is over, answered or not: for an access log and metrics.
+   * It must not throw.
+   */
+  readonly onRequestEnd?: ((record: RequestRecord) => void) | undefined;
+}
+
+/** What `serve` tells `onRequestEnd` about a request once it is over. */
+export interface RequestRecord {
+  /** Its `X-Request-Id`, with `requestIds` on. */
+  readonly requestId: string | undefined;
+  /** The method, as sent (empty when the parser rejected the request before reading it). */
+  readonly method: string;
+  /** The request target's path, without the query (empty as for the method). */
+  readonly path: string;
+  /** The response's status, `0` when the connection closed before it was sent. */
+  readonly status: number;
+  /** From the request's head arriving to the response's end, in milliseconds. */
+  readonly durationMs: number;
+  /**
+   * The bytes the connection received for it since the previous request on it ended: its head
+   * and body (a request pipelined behind it may count toward it).
+   */
+  readonly bytesIn: number;
+  /** The bytes the connection sent for it: the response's head and body. */
+  readonly bytesOut: number;
 }
 
 /** A running server, as `serve` hands it back. */

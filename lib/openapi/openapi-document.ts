@@ -98,6 +98,7 @@ export const openApiDocument = {
           '500': errorResponseObject('Internal error.'),
           '501': errorResponseObject('A transfer coding other than chunked.'),
           '503': errorResponseObject('The deadline passed; a retry is safe.'),
+          '507': errorResponseObject('The store is full: no new id is taken.'),
         },
       },
     },

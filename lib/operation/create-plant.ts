@@ -13,6 +13,7 @@
 import { errorReply, JSON_HEADERS, PlantApiError } from '../errors.ts';
 import type {
   CreatePlantOutcome,
+  ErrorContext,
   NewPlant,
   PlantRepository,
   TokenVerdict,
@@ -35,8 +36,8 @@ export interface CreatePlantSettings {
   readonly maxBodyBytes: number;
   /** The store's deadlines, one timer for all its creates. */
   readonly deadlines: Deadlines;
-  /** Hears about a fault; never throws. */
-  readonly report: (error: unknown) => void;
+  /** Hears about a fault, with the request it happened in; never throws. */
+  readonly report: (error: unknown, context: ErrorContext) => void;
 }
 
 /** A store's create-a-plant on plain values; calls `answer` exactly once. */
@@ -196,10 +197,14 @@ class PlantCreate implements Deadline, BodySink {
    * is reported and answered `500`, unless the create is over or the client left.
    */
   fail(error: unknown): void {
-    if (!this.#clientLeft()) {
-      this.#store.report(error);
-      this.#finish(errorReply('ERR_INTERNAL'));
+    if (this.#clientLeft()) return;
+    // A full store is no fault: a repository says so to have the client told `507`.
+    if (error instanceof PlantApiError && error.code === 'ERR_STORE_FULL') {
+      this.#finish(errorReply('ERR_STORE_FULL'));
+      return;
     }
+    this.#store.report(error, { requestId: this.#input.requestId() });
+    this.#finish(errorReply('ERR_INTERNAL'));
   }
 
   /** The deadline passed: called by `Deadlines`. */

@@ -49,6 +49,8 @@ export interface PlainRequest {
   readonly readBody: (maxBytes: number, sink: BodySink) => void;
   /** The client's presence. */
   readonly client: ClientWatch;
+  /** The request's `X-Request-Id`, if it has one; read only when an error is reported. */
+  readonly requestId: () => string | undefined;
 }
 
 /**

@@ -94,10 +94,10 @@ export function createPlantStore<Principal = unknown>(
     repository,
     maxBodyBytes,
     deadlines: createDeadlines(timeoutMs),
-    report(error) {
+    report(error, context) {
       try {
         // An async onError type-checks too: its rejection must not become an unhandled one.
-        const pending: unknown = onError(error);
+        const pending: unknown = onError(error, context);
         if (pending instanceof Promise) pending.catch(() => {});
       } catch {
         // A broken onError must not turn a 500 into a crash; there is nowhere left to report to.

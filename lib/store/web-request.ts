@@ -43,5 +43,6 @@ export function plainRequestOf(request: Request, cors: boolean): PlainRequest {
       else void readBodyStream(stream, maxBytes, sink);
     },
     client: signal,
+    requestId: () => headers.get('x-request-id') ?? undefined,
   };
 }

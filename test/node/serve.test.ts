@@ -386,3 +386,73 @@ describe('serve with createPlantStore', () => {
     assert.equal(conflict.response.status, 409);
   });
 });
+
+describe('serve with requestIds and onRequestEnd (#21)', () => {
+  it('keeps a usable X-Request-Id, makes one otherwise, and sends it on every response', async () => {
+    const records: unknown[] = [];
+    const contexts: unknown[] = [];
+    const { store } = testStore({
+      repository: {
+        create() {
+          throw new Error('disk on fire');
+        },
+      },
+      onError: (_error, context) => contexts.push(context),
+    });
+    const handle = await serve({
+      fetch: store.fetch,
+      port: 0,
+      requestIds: true,
+      onRequestEnd: (record) => records.push(record),
+    });
+    try {
+      const kept = await withDeadline(
+        fetch(`${handle.url}/plants`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${TOKEN}`,
+            'content-type': 'application/json',
+            'x-request-id': 'client-id_1',
+          },
+          body: '{"id":1,"name":"a"}',
+        }),
+        'a create',
+      );
+      assert.equal(kept.status, 500);
+      assert.equal(kept.headers.get('x-request-id'), 'client-id_1');
+      await kept.text();
+      for (const unusable of ['has space', 'x'.repeat(201)]) {
+        const made = await fetch(`${handle.url}/openapi.json`, {
+          headers: { 'x-request-id': unusable },
+        });
+        assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, unusable);
+        await made.text();
+      }
+      // Even the answer to bytes the parser rejects carries one.
+      const rejected = parseRawResponse(await rawExchange(handle.port, 'GARBAGE\r\n\r\n'));
+      assert.equal(rejected.status, 400);
+      assert.match(rejected.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      assert.deepEqual(contexts, [{ requestId: 'client-id_1' }], "onError gets the request's id");
+      await delay(20);
+      const first = records[0] as Record<string, unknown>;
+      assert.equal(first.requestId, 'client-id_1');
+      assert.equal(first.method, 'POST');
+      assert.equal(first.path, '/plants');
+      assert.equal(first.status, 500);
+      assert.ok((first.bytesIn as number) > 0 && (first.bytesOut as number) > 0);
+      assert.equal(records.length, 4);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('throws a TypeError for an observing option of the wrong type', async () => {
+    const { store } = testStore();
+    for (const options of [{ requestIds: 'yes' }, { onRequestEnd: 'log' }]) {
+      assert.throws(
+        () => serve({ fetch: store.fetch, port: 0, ...(options as object) }),
+        TypeError,
+      );
+    }
+  });
+});

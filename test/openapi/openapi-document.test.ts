@@ -65,6 +65,7 @@ describe('openApiDocument', () => {
       '500',
       '501',
       '503',
+      '507',
     ]);
     assert.equal(
       post.responses['200'].content['application/json'].schema.$ref,

@@ -74,7 +74,7 @@ export interface CaseContext {
   readonly testStore: (options?: Partial<CreatePlantStoreOptions>) => {
     store: PlantStore;
     repository: RecordingRepository;
-    onError: Spy<[unknown], void>;
+    onError: Spy<[unknown, unknown?], void>;
   };
 }
 
@@ -121,7 +121,7 @@ export function createCaseContext(
     recordingRepository,
     testStore(options = {}) {
       const repository = recordingRepository();
-      const onError = spy((_error: unknown) => {});
+      const onError = spy((_error: unknown, _context?: unknown) => {});
       const store = lib.createPlantStore({
         repository,
         verifier: lib.createStaticTokenVerifier([TOKEN]),
@@ -1105,6 +1105,52 @@ describe('handleCreatePlant: 8. store', () => {
     assert.equal(heard, 1);
     // An unhandled rejection would surface on the next turns; give it the chance to.
     await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+
+  it('answers 507 to a new id once the memory store holds maxPlants, and replays and conflicts as before (#21)', async (t) => {
+    const { store, onError } = t.testStore({
+      repository: t.lib.createMemoryRepository({ maxPlants: 2 }),
+    });
+    const send = (body: unknown) => t.send(store.handleCreatePlant, plantRequest(json(body)));
+    assert.equal((await send({ id: 1, name: 'a' })).status, 200);
+    assert.equal((await send({ id: 2, name: 'b' })).status, 200);
+    const full = await send({ id: 3, name: 'c' });
+    assert.equal(full.status, 507);
+    assert.deepEqual(full.body, { error: 507, message: 'the store is full' });
+    assert.equal((await send({ id: 1, name: 'a' })).status, 200, 'a replay');
+    assert.equal((await send({ id: 2, name: 'x' })).status, 409, 'a conflict');
+    assert.equal(onError.calls.length, 0, 'a full store is no fault');
+  });
+
+  it('refuses a maxPlants that is not a positive integer, and an unknown option (#21)', (t) => {
+    for (const options of [
+      { maxPlants: 0 },
+      { maxPlants: 1.5 },
+      { maxPlants: -1 },
+      { maxPlant: 5 },
+    ]) {
+      assert.throws(
+        () => t.lib.createMemoryRepository(options as never),
+        { name: 'TypeError', message: /^createMemoryRepository: / },
+        json(options),
+      );
+    }
+  });
+
+  it("tells onError the request's X-Request-Id (#21)", async (t) => {
+    const { store, onError } = t.testStore({
+      repository: {
+        create() {
+          throw new Error('disk on fire');
+        },
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': 'req-42' }),
+    );
+    assert.equal(response.status, 500);
+    assert.deepEqual(onError.calls[0]?.[1], { requestId: 'req-42' });
   });
 
   it('still answers 500 when onError itself throws', async (t) => {

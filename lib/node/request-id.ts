@@ -1,0 +1,54 @@
+/**
+ * Request ids (`X-Request-Id`): kept from the client when it sent a usable one (1-200 visible
+ * ASCII characters), else made; noted on the request, so that the store's `onError` context,
+ * a native `Request` and the response all carry the same one.
+ *
+ * @module
+ */
+
+import type { IncomingMessage } from 'node:http';
+
+const REQUEST_ID: unique symbol = Symbol('plant-store.request-id');
+/** 1-200 visible ASCII characters: what a log line and a header can carry as they are. */
+const USABLE_ID = /^[\x21-\x7e]{1,200}$/;
+
+interface IdentifiedRequest {
+  [REQUEST_ID]?: string;
+}
+
+/** The value of a request's header, from `rawHeaders` (`name` in lower case), if it has one. */
+function rawHeader(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const field = raw[i] as string;
+    if (field.length === name.length && field.toLowerCase() === name) return raw[i + 1];
+  }
+  return undefined;
+}
+
+/**
+ * Gives a request its id: the client's `X-Request-Id` when it is usable, else a new UUID.
+ *
+ * @returns The id, as noted on the request.
+ */
+export function assignRequestId(req: IncomingMessage): string {
+  const sent = rawHeader(req, 'x-request-id');
+  const id = sent !== undefined && USABLE_ID.test(sent) ? sent : crypto.randomUUID();
+  (req as IdentifiedRequest)[REQUEST_ID] = id;
+  return id;
+}
+
+/** A request's id: the one `assignRequestId` gave it, else the client's header, if any. */
+export function requestIdOf(req: IncomingMessage): string | undefined {
+  return (req as IdentifiedRequest)[REQUEST_ID] ?? rawHeader(req, 'x-request-id');
+}
+
+/** The id `assignRequestId` gave a request, if it gave one. */
+export function assignedRequestId(req: IncomingMessage): string | undefined {
+  return (req as IdentifiedRequest)[REQUEST_ID];
+}
+
+/** A new id, for an answer that has no request to take one from (a parser error). */
+export function newRequestId(): string {
+  return crypto.randomUUID();
+}
