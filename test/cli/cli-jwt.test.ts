@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { exitsWithOneLine, postPlant, READY, startCli } from '../support/cli-helpers.ts';
-import type { Child } from '../support/node-helpers.ts';
+import { type Child, delay } from '../support/node-helpers.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 
 const ISSUER = 'https://id.test/';
@@ -103,8 +103,13 @@ describe('plant-store CLI in JWT mode', () => {
     });
     const es256 = await token({}, { alg: 'ES256', kid: 'ec-1', privateKey: ecKey });
     assert.equal((await create(url, es256)).status, 200);
-    assert.equal(child.stdout().trim().split('\n').length, 1, child.stdout());
-    assert.doesNotMatch(child.stdout(), /token/);
+    const plainLines = child
+      .stdout()
+      .trim()
+      .split('\n')
+      .filter((line) => !line.startsWith('{'));
+    assert.deepEqual(plainLines.length, 1, child.stdout());
+    assert.doesNotMatch(child.stdout(), /^plant-store token:/m);
     child.process.kill('SIGTERM');
     assert.equal(await child.exited, 0);
     assert.equal(child.stderr(), '');
@@ -140,14 +145,47 @@ describe('plant-store CLI in JWT mode', () => {
     assert.match(rs256.wwwAuthenticate ?? '', /error="invalid_token"/);
   });
 
-  it('answers 500 with the Error body, never a pass, when the JWKS server is down', async () => {
-    const { child, url } = await startServer(jwtEnv({ PLANT_STORE_JWKS_URL: await downUrl() }));
-    assert.deepEqual(await create(url, await token()), {
-      status: 500,
-      wwwAuthenticate: null,
-      body: { error: 500, message: 'internal error' },
-    });
+  it('answers 500 with the Error body, never a pass, when the JWKS server goes down, and logs it once (#21)', async () => {
+    const rotating = await generateKeyPair('RS256');
+    const own = await serveJwks([
+      {
+        ...(await exportJWK((await generateKeyPair('RS256')).publicKey)),
+        kid: 'old',
+        alg: 'RS256',
+      },
+    ]);
+    const { child, url } = await startServer(jwtEnv({ PLANT_STORE_JWKS_URL: own.url }));
+    await own.close();
+    // A kid the cached JWKS lacks makes the verifier fetch it again, from a server now down.
+    const bearer = await token({}, { alg: 'RS256', kid: 'new', privateKey: rotating.privateKey });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await postPlant(url, bearer, { id: 10 + i, name: 'Monstera' });
+      ids.push(response.headers.get('x-request-id') ?? '');
+      assert.deepEqual(
+        { status: response.status, body: await assertMatchesOpenApi(response) },
+        { status: 500, body: { error: 500, message: 'internal error' } },
+      );
+    }
     assert.equal(child.process.exitCode, null, 'the server is still running');
+    await delay(100);
+    const errors = child
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: string; msg: string; requestId?: string })
+      .filter((line) => line.level === 'error');
+    assert.equal(errors.length, 1, 'the same failure is logged once, then summarised');
+    assert.equal(errors[0]?.requestId, ids[0], "the error line names the request's id");
+  });
+
+  it('exits 1 with one line, listening on nothing, when the JWKS cannot be fetched at start (#21)', async () => {
+    const child = startCli(jwtEnv({ PLANT_STORE_JWKS_URL: await downUrl() }), children);
+    const stderr = await exitsWithOneLine(child, 1, 'the JWKS down at start');
+    assert.match(
+      stderr,
+      /^plant-store: cannot fetch the JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks\.json: /,
+    );
   });
 
   it('exits 2 with one line on stderr and listens on nothing when the JWT settings are bad', async () => {

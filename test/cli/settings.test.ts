@@ -25,6 +25,17 @@ describe('parseSettings', () => {
         auth: { kind: 'random-token' },
         storage: { kind: 'memory' },
         cors: undefined,
+        limits: {
+          maxBodyBytes: undefined,
+          timeoutMs: undefined,
+          keepAliveTimeoutMs: 65_000,
+          headersTimeoutMs: undefined,
+          requestTimeoutMs: undefined,
+          pgPoolMax: undefined,
+          maxPlants: undefined,
+        },
+        log: { format: 'auto', level: 'info' },
+        admin: undefined,
       },
     });
   });
@@ -250,5 +261,96 @@ describe('parseSettings', () => {
       assert.match(error, /^PLANT_STORE_CORS_ORIGINS: /, raw);
       assert.match(error, reason, raw);
     }
+  });
+
+  it('reads the limits, each an integer in its range (#21)', () => {
+    const { limits } = settingsOf({
+      PLANT_STORE_MAX_BODY_BYTES: '2048',
+      PLANT_STORE_TIMEOUT_MS: '2500',
+      PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '0',
+      PLANT_STORE_HEADERS_TIMEOUT_MS: '5000',
+      PLANT_STORE_REQUEST_TIMEOUT_MS: '20000',
+      PLANT_STORE_MAX_PLANTS: '1000',
+    });
+    assert.deepEqual(limits, {
+      maxBodyBytes: 2048,
+      timeoutMs: 2500,
+      keepAliveTimeoutMs: 0,
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 20_000,
+      pgPoolMax: undefined,
+      maxPlants: 1000,
+    });
+    assert.equal(
+      settingsOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_PG_POOL_MAX: '4' }).limits
+        .pgPoolMax,
+      4,
+    );
+  });
+
+  it('reports a limit out of its range or not a decimal integer, naming it (#21)', () => {
+    for (const [name, value] of [
+      ['PLANT_STORE_MAX_BODY_BYTES', '0'],
+      ['PLANT_STORE_MAX_BODY_BYTES', '1e6'],
+      ['PLANT_STORE_TIMEOUT_MS', '0'],
+      ['PLANT_STORE_TIMEOUT_MS', '2147483648'],
+      ['PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', '-1'],
+      ['PLANT_STORE_HEADERS_TIMEOUT_MS', 'soon'],
+      ['PLANT_STORE_MAX_PLANTS', ''],
+    ] as const) {
+      assert.match(
+        errorOf({ [name]: value }),
+        new RegExp(`^${name} must be an integer in `),
+        value,
+      );
+    }
+    assert.match(
+      errorOf({ PLANT_STORE_HEADERS_TIMEOUT_MS: '9000', PLANT_STORE_REQUEST_TIMEOUT_MS: '5000' }),
+      /must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS/,
+    );
+    assert.match(errorOf({ PLANT_STORE_PG_POOL_MAX: '4' }), /needs DATABASE_URL/);
+    assert.match(
+      errorOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_MAX_PLANTS: '4' }),
+      /caps the memory store/,
+    );
+  });
+
+  it('reads PLANT_STORE_LOG as a format and a level, in any order (#21)', () => {
+    assert.deepEqual(settingsOf({ PLANT_STORE_LOG: 'json' }).log, {
+      format: 'json',
+      level: 'info',
+    });
+    assert.deepEqual(settingsOf({ PLANT_STORE_LOG: 'warn, text' }).log, {
+      format: 'text',
+      level: 'warn',
+    });
+    assert.deepEqual(settingsOf({ PLANT_STORE_LOG: 'off' }).log, { format: 'off', level: 'info' });
+    assert.match(
+      errorOf({ PLANT_STORE_LOG: 'verbose' }),
+      /^PLANT_STORE_LOG takes json, text or off/,
+    );
+  });
+
+  it('reads the admin listener, off unless its port is set (#21)', () => {
+    assert.deepEqual(settingsOf({ PLANT_STORE_ADMIN_PORT: '9090' }).admin, {
+      port: 9090,
+      host: '127.0.0.1',
+    });
+    assert.deepEqual(
+      settingsOf({ PLANT_STORE_ADMIN_PORT: '0', PLANT_STORE_ADMIN_HOST: '0.0.0.0' }).admin,
+      { port: 0, host: '0.0.0.0' },
+    );
+    assert.match(errorOf({ PLANT_STORE_ADMIN_HOST: '0.0.0.0' }), /needs PLANT_STORE_ADMIN_PORT/);
+    assert.match(errorOf({ PLANT_STORE_ADMIN_PORT: '70000' }), /PLANT_STORE_ADMIN_PORT must be/);
+  });
+
+  it('refuses an unknown PLANT_STORE_* variable, suggesting the nearest known one (#21)', () => {
+    assert.equal(
+      errorOf({ PLANT_STORE_TOKEN: 'abc' }),
+      'PLANT_STORE_TOKEN is not a setting plant-store knows; did you mean PLANT_STORE_TOKENS? (plant-store --help lists them)',
+    );
+    assert.match(errorOf({ PLANT_STORE_TIMEOUT: '5' }), /did you mean PLANT_STORE_TIMEOUT_MS\?/);
+    // Other variables are none of plant-store's business.
+    assert.equal(settingsOf({ NODE_ENV: 'production', PATH: '/bin' }).port, 3000);
   });
 });

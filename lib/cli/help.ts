@@ -1,0 +1,48 @@
+/**
+ * What `plant-store --help` and `--version` print: the usage and every setting, read from the
+ * environment; and the package's version, from its `package.json`.
+ *
+ * @module
+ */
+
+import { readFileSync } from 'node:fs';
+
+/** The package's version, from the `package.json` two folders up (from `lib/cli` or `dist/cli`). */
+export function packageVersion(): string {
+  const manifest = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(manifest) as { version: string }).version;
+}
+
+/** The `--help` text. */
+export function helpText(): string {
+  return `plant-store ${packageVersion()}: the Plant Store API (POST /plants) over HTTP.
+
+Usage: plant-store [--help | --version]   (in a clone: npm start)
+
+Settings, from the environment:
+  PORT                              port; 0 picks a free one (default 3000)
+  HOST                              interface to listen on (default 127.0.0.1)
+  PLANT_STORE_TOKENS                comma-separated bearer tokens (default: one random token, printed)
+  PLANT_STORE_JWKS_URL              JWT mode: tokens are JWTs checked against this JWKS
+  PLANT_STORE_JWT_ISSUER            JWT mode: the exact iss (required)
+  PLANT_STORE_JWT_AUDIENCE          JWT mode: the audience (required)
+  PLANT_STORE_JWT_ALGORITHMS        JWT mode: allowlist (default RS256,PS256,ES256,EdDSA)
+  DATABASE_URL                      postgres:// URL: plants in PostgreSQL (default: in memory)
+  PLANT_STORE_CORS_ORIGINS          * or comma-separated origins browsers may call from (default: off)
+  PLANT_STORE_LOG                   json, text or off, and info, warn or error (default: json, or
+                                    text on a terminal; info)
+  PLANT_STORE_ADMIN_PORT            port of /livez, /readyz, /metrics (default: none)
+  PLANT_STORE_ADMIN_HOST            interface of the admin port (default 127.0.0.1)
+  PLANT_STORE_MAX_BODY_BYTES        largest body accepted (default 102400)
+  PLANT_STORE_TIMEOUT_MS            deadline of one create (default 10000)
+  PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS idle keep-alive connections close after (default 65000)
+  PLANT_STORE_HEADERS_TIMEOUT_MS    time to send the headers (default 10000)
+  PLANT_STORE_REQUEST_TIMEOUT_MS    time to send the whole request (default 30000; 0: none)
+  PLANT_STORE_PG_POOL_MAX           most PostgreSQL connections (default 10)
+  PLANT_STORE_MAX_PLANTS            most plants kept in memory; past it a new id gets 507
+                                    (default: no cap)
+
+SIGINT or SIGTERM stops gracefully (in-flight requests finish, up to 10 s); a second one, a
+second or more later, stops at once.
+`;
+}

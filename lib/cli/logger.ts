@@ -1,0 +1,159 @@
+/**
+ * The standalone server's log: one line per request and one per error, JSON when stdout is not
+ * a terminal (for a log collector) and readable text when it is. Never a token or a body: a
+ * request line holds the id, method, path, status, duration and sizes only. The same error
+ * repeated (a database down, a JWKS server away) is written once, then summarised.
+ *
+ * A JSON-lines writer of our own rather than a logging library: every package the standalone
+ * server needs is installed by every embedder too, and this one job is a few lines. Lines are
+ * written once per event-loop turn, not one system call each.
+ *
+ * @module
+ */
+
+import type { ErrorContext } from '../index.ts';
+import type { RequestRecord } from '../node.ts';
+import type { LogSettings } from './operator-settings.ts';
+
+/** The log's lines, by what they report. */
+export interface Logger {
+  /** An access line, at `info`. */
+  request(record: RequestRecord): void;
+  /** An unexpected error, at `error`, repeats summarised. */
+  error(error: unknown, context?: ErrorContext): void;
+  /** A line of the server's life (started, stopping), at `info`. */
+  info(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** Something an operator should act on, at `warn`. */
+  warn(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** Writes what is buffered now (before the process exits). */
+  flush(): void;
+}
+
+/** Where the log goes: `process.stdout` fits. */
+export interface LogOutput {
+  /** Whether it is a terminal: then text, unless the settings say otherwise. */
+  readonly isTTY?: boolean | undefined;
+  write(text: string): unknown;
+}
+
+const LEVELS = { info: 0, warn: 1, error: 2 } as const;
+/** How long the same error is summarised rather than written again. */
+const REPEAT_WINDOW_MS = 10_000;
+
+/**
+ * Creates the log the settings ask for.
+ *
+ * @param settings The format and level (`PLANT_STORE_LOG`).
+ * @param output Where lines go.
+ * @returns The logger; with `off`, every method does nothing.
+ */
+export function createLogger(settings: LogSettings, output: LogOutput): Logger {
+  const format =
+    settings.format === 'auto' ? (output.isTTY === true ? 'text' : 'json') : settings.format;
+  const threshold = LEVELS[settings.level];
+  let buffer = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (buffer === '') return;
+    const text = buffer;
+    buffer = '';
+    output.write(text);
+  };
+  const write = (level: keyof typeof LEVELS, message: string, fields: object): void => {
+    if (format === 'off' || LEVELS[level] < threshold) return;
+    const time = new Date().toISOString();
+    buffer +=
+      format === 'json'
+        ? `${JSON.stringify({ time, level, msg: message, ...fields })}\n`
+        : `${time} ${level.toUpperCase().padEnd(5)} ${message}${textFields(fields)}\n`;
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+
+  // The same error, repeated: written once, then counted and summarised each window.
+  let lastKey: string | undefined;
+  let repeats = 0;
+  let lastFields: object = {};
+  const summarise = (): void => {
+    if (repeats > 0) {
+      write(
+        'error',
+        `the same error ${repeats} more time(s) in the last ${REPEAT_WINDOW_MS / 1000} s`,
+        lastFields,
+      );
+    }
+    repeats = 0;
+  };
+  const window = setInterval(summarise, REPEAT_WINDOW_MS);
+  window.unref();
+
+  return {
+    request(record) {
+      write('info', 'request', {
+        requestId: record.requestId,
+        method: record.method,
+        path: record.path,
+        status: record.status,
+        durationMs: Math.round(record.durationMs * 1000) / 1000,
+        bytesIn: record.bytesIn,
+        bytesOut: record.bytesOut,
+      });
+    },
+    error(error, context) {
+      const described = describeError(error);
+      const key = `${described.name}:${described.code ?? ''}:${described.message}`;
+      lastFields = {
+        error: { name: described.name, code: described.code, message: described.message },
+      };
+      if (key === lastKey) {
+        repeats++;
+        return;
+      }
+      summarise();
+      lastKey = key;
+      write('error', 'unexpected error', { requestId: context?.requestId, error: described });
+    },
+    info(message, fields = {}) {
+      write('info', message, fields);
+    },
+    warn(message, fields = {}) {
+      write('warn', message, fields);
+    },
+    flush,
+  };
+}
+
+/** An error as a log's fields: name, code, message and stack, each on one line. */
+function describeError(error: unknown): {
+  name: string;
+  code?: string | undefined;
+  message: string;
+  stack?: string | undefined;
+} {
+  if (!(error instanceof Error)) return { name: typeof error, message: String(error) };
+  const code = (error as { code?: unknown }).code;
+  return {
+    name: error.name,
+    code: typeof code === 'string' ? code : undefined,
+    message: error.message,
+    stack: error.stack,
+  };
+}
+
+/** Fields as text: `name=value`, a nested error by its name and message, the stack left out. */
+function textFields(fields: object): string {
+  let text = '';
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (name === 'error' && typeof value === 'object' && value !== null) {
+      const { name: kind, message } = value as { name: string; message: string };
+      text += ` ${kind}: ${message.replace(/\s*\n\s*/g, ' ')}`;
+    } else {
+      text += ` ${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    }
+  }
+  return text;
+}

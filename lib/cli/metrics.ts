@@ -1,0 +1,166 @@
+/**
+ * The standalone server's metrics, in the Prometheus text exposition format (version 0.0.4):
+ * requests by route and status, a latency histogram by route, requests in flight, plants
+ * created, replays and conflicts, the PostgreSQL pool, and the process. A few counters and one
+ * histogram of our own rather than a metrics library, for the same reason as the log's.
+ *
+ * @module
+ */
+
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { CreatePlantOutcome, NewPlant, PlantRepository } from '../index.ts';
+import type { RequestRecord } from '../node.ts';
+
+/** Latency buckets, in seconds: from a fast create to the store's deadline. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What the metrics read of a PostgreSQL pool (`pg.Pool` has these). */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
+/** The server's metrics, fed by its hooks and read by the admin listener. */
+export interface Metrics {
+  /** A request arrived. */
+  requestStarted(): void;
+  /** A request is over. */
+  requestEnded(record: RequestRecord): void;
+  /** The repository, counting what its creates came to. */
+  counting(repository: PlantRepository): PlantRepository;
+  /** Everything, as Prometheus text. */
+  exposition(): string;
+}
+
+/** The route a path belongs to: a label with few values, whatever clients ask for. */
+function routeOf(path: string): string {
+  if (path === '/plants' || path === '/openapi.json') return path;
+  if (path === '/docs' || path.startsWith('/docs/')) return '/docs';
+  return 'other';
+}
+
+/**
+ * Creates the metrics.
+ *
+ * @param pool The PostgreSQL pool, when plants are stored there.
+ * @returns The metrics.
+ */
+export function createMetrics(pool?: PoolCounts): Metrics {
+  const requests = new Map<string, number>();
+  const durations = new Map<string, { counts: number[]; sum: number; count: number }>();
+  let inFlight = 0;
+  const plants = { created: 0, replays: 0, conflicts: 0 };
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
+
+  return {
+    requestStarted() {
+      inFlight++;
+    },
+    requestEnded(record) {
+      inFlight--;
+      const route = routeOf(record.path);
+      const key = `${route}\u0000${record.status}`;
+      requests.set(key, (requests.get(key) ?? 0) + 1);
+      let histogram = durations.get(route);
+      if (histogram === undefined) {
+        histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
+        durations.set(route, histogram);
+      }
+      const seconds = record.durationMs / 1000;
+      for (let i = 0; i < BUCKETS.length; i++) {
+        if (seconds <= (BUCKETS[i] as number))
+          histogram.counts[i] = (histogram.counts[i] as number) + 1;
+      }
+      histogram.sum += seconds;
+      histogram.count++;
+    },
+    counting(repository) {
+      const count = (plant: NewPlant, outcome: CreatePlantOutcome): CreatePlantOutcome => {
+        if (outcome?.created === true) plants.created++;
+        else if (outcome?.created === false) {
+          const same =
+            outcome.existing.name === plant.name &&
+            (outcome.existing.tag ?? undefined) === plant.tag;
+          if (same) plants.replays++;
+          else plants.conflicts++;
+        }
+        return outcome;
+      };
+      return {
+        // A repository that answers at once (the memory one) keeps answering at once.
+        create(plant, context) {
+          const outcome = repository.create(plant, context);
+          return outcome instanceof Promise
+            ? outcome.then((settled) => count(plant, settled))
+            : count(plant, outcome);
+        },
+      };
+    },
+    exposition() {
+      const lines: string[] = [];
+      const family = (name: string, type: string, help: string) =>
+        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+      family('plant_store_requests_total', 'counter', 'Requests answered, by route and status.');
+      for (const [key, value] of requests) {
+        const [route, status] = key.split('\u0000');
+        lines.push(`plant_store_requests_total{route="${route}",status="${status}"} ${value}`);
+      }
+      family(
+        'plant_store_request_duration_seconds',
+        'histogram',
+        'Time from a request head to the end of its response.',
+      );
+      for (const [route, histogram] of durations) {
+        BUCKETS.forEach((bound, i) => {
+          lines.push(
+            `plant_store_request_duration_seconds_bucket{route="${route}",le="${bound}"} ${histogram.counts[i]}`,
+          );
+        });
+        lines.push(
+          `plant_store_request_duration_seconds_bucket{route="${route}",le="+Inf"} ${histogram.count}`,
+          `plant_store_request_duration_seconds_sum{route="${route}"} ${histogram.sum}`,
+          `plant_store_request_duration_seconds_count{route="${route}"} ${histogram.count}`,
+        );
+      }
+      family('plant_store_requests_in_flight', 'gauge', 'Requests being answered now.');
+      lines.push(`plant_store_requests_in_flight ${inFlight}`);
+      family('plant_store_plants_created_total', 'counter', 'Creates that stored a new plant.');
+      lines.push(`plant_store_plants_created_total ${plants.created}`);
+      family('plant_store_plant_replays_total', 'counter', 'Creates that repeated a stored plant.');
+      lines.push(`plant_store_plant_replays_total ${plants.replays}`);
+      family(
+        'plant_store_plant_conflicts_total',
+        'counter',
+        'Creates refused: the id holds another plant.',
+      );
+      lines.push(`plant_store_plant_conflicts_total ${plants.conflicts}`);
+      if (pool !== undefined) {
+        family(
+          'plant_store_pg_pool_connections',
+          'gauge',
+          'PostgreSQL pool connections, by state.',
+        );
+        lines.push(
+          `plant_store_pg_pool_connections{state="total"} ${pool.totalCount}`,
+          `plant_store_pg_pool_connections{state="idle"} ${pool.idleCount}`,
+          `plant_store_pg_pool_connections{state="waiting"} ${pool.waitingCount}`,
+        );
+      }
+      const cpu = process.cpuUsage();
+      const memory = process.memoryUsage();
+      family('process_cpu_seconds_total', 'counter', 'CPU time spent, user and system.');
+      lines.push(`process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`);
+      family('process_resident_memory_bytes', 'gauge', 'Resident memory.');
+      lines.push(`process_resident_memory_bytes ${memory.rss}`);
+      family('process_start_time_seconds', 'gauge', 'When the process started, in Unix seconds.');
+      lines.push(`process_start_time_seconds ${Math.round(Date.now() / 1000 - process.uptime())}`);
+      family('nodejs_heap_used_bytes', 'gauge', 'V8 heap in use.');
+      lines.push(`nodejs_heap_used_bytes ${memory.heapUsed}`);
+      family('nodejs_eventloop_delay_p99_seconds', 'gauge', 'Event-loop delay, 99th percentile.');
+      lines.push(`nodejs_eventloop_delay_p99_seconds ${loopDelay.percentile(99) / 1e9}`);
+      return `${lines.join('\n')}\n`;
+    },
+  };
+}
