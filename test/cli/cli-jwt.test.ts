@@ -94,8 +94,14 @@ describe('plant-store CLI in JWT mode', () => {
     return { status: response.status, wwwAuthenticate, body: await assertMatchesOpenApi(response) };
   }
 
-  it('accepts valid tokens and prints no token line when the JWKS settings are set', async () => {
-    const { child, url } = await startServer(jwtEnv());
+  it('accepts valid tokens, prints no token line and is ready with the JWKS fetched when the JWKS settings are set', async () => {
+    const { child, url } = await startServer(jwtEnv({ PLANT_STORE_ADMIN_PORT: '0' }));
+    const admin = /"admin":"(http:[^"]+)"/.exec(child.stdout())?.[1];
+    const ready = await fetch(`${admin}/readyz`);
+    assert.deepEqual(await ready.json(), {
+      status: 'ready',
+      checks: { shutdown: true, storage: true, jwks: true },
+    });
     assert.deepEqual(await create(url, await token()), {
       status: 200,
       wwwAuthenticate: null,

@@ -263,6 +263,73 @@ describe('plant-store CLI with DATABASE_URL', () => {
     },
   );
 
+  it(
+    'is ready only while the database answers, names its storage without the password, and exits within a second of SIGTERM when idle (#21)',
+    {
+      skip: SKIP_NO_SERVER,
+    },
+    async () => {
+      const schema = await freshSchema();
+      const proxy = await startProxy(new URL(DATABASE_URL as string));
+      proxies.push(proxy);
+      const databaseUrl = new URL(urlFor(schema, proxy.port));
+      databaseUrl.password = 'pg-secret-word';
+      const child = startCli(
+        {
+          PORT: '0',
+          PLANT_STORE_TOKENS: TOKEN,
+          DATABASE_URL: databaseUrl.href,
+          PLANT_STORE_ADMIN_PORT: '0',
+          PLANT_STORE_PG_POOL_MAX: '3',
+        },
+        children,
+      );
+      const [, url] = await child.line(READY, 'the readiness line');
+      const started = JSON.parse(
+        child
+          .stdout()
+          .split('\n')
+          .find((line) => line.includes('"msg":"started"')) ?? '{}',
+      ) as { storage?: string; admin?: string };
+      assert.match(started.storage ?? '', /^PostgreSQL \(127\.0\.0\.1:\d+\/test\)$/);
+      assert.doesNotMatch(child.stdout(), /pg-secret-word/);
+      assert.doesNotMatch(child.stdout(), /lost at exit/, 'no memory warning with a database');
+      const admin = started.admin as string;
+      assert.equal((await create(url as string, { id: 1, name: 'a' })).status, 200);
+
+      const readiness = async () => {
+        const response = await fetch(`${admin}/readyz`);
+        return { status: response.status, body: await response.json() };
+      };
+      assert.deepEqual(await readiness(), {
+        status: 200,
+        body: { status: 'ready', checks: { shutdown: true, storage: true } },
+      });
+      const metrics = await (await fetch(`${admin}/metrics`)).text();
+      assert.match(metrics, /^plant_store_pg_pool_connections\{state="total"\} [1-3]$/m);
+
+      proxy.cut();
+      assert.deepEqual(await readiness(), {
+        status: 503,
+        body: { status: 'not ready', checks: { shutdown: true, storage: false } },
+      });
+      proxy.restore();
+      await withDeadline(
+        (async () => {
+          while ((await readiness()).status !== 200) await delay(100);
+        })(),
+        'ready again once the database is back',
+        10_000,
+      );
+
+      // An idle pool does not keep the process alive past the stop.
+      const stopAt = Date.now();
+      child.process.kill('SIGTERM');
+      assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
+      assert.ok(Date.now() - stopAt < 1500, `exited ${Date.now() - stopAt} ms after SIGTERM`);
+    },
+  );
+
   /** Creates until one succeeds, each answer an Error body; fails past the deadline. */
   async function resumes(url: string, plant: object): Promise<void> {
     const deadline = Date.now() + 15_000;

@@ -191,7 +191,7 @@ export interface Child {
   readonly process: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves with the first stdout line matching the pattern. */
+  /** Resolves with the first stdout line matching the pattern (within 15 s). */
   line(pattern: RegExp, what: string): Promise<RegExpMatchArray>;
   /** Resolves with the exit code (or the signal's name) when the process ends. */
   readonly exited: Promise<number | string>;
@@ -199,13 +199,21 @@ export interface Child {
   kill(): void;
 }
 
+/** Spawns a command and collects its output; `kill` ends it (its whole group when detached). */
 export function spawnChild(
   command: string,
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
+  { detached = false }: { detached?: boolean } = {},
 ): Child {
-  const child = spawn(command, args, { cwd, env: { ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // `detached` gives the child a process group of its own, to signal it the way a terminal does.
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
+  });
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
@@ -248,7 +256,9 @@ export function spawnChild(
       );
     },
     kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (detached && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
     },
   };
 }
