@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,8 +23,21 @@ export const SERVERS = [
   'srvx',
   'node-fetch-server',
   'plant-store',
+  'standalone',
+  'standalone-quiet',
 ] as const;
 export type ServerName = (typeof SERVERS)[number];
+
+/**
+ * The standalone server itself (what `npm start` and `npx plant-store` run, not a bench
+ * entry), with its access log as JSON lines or off (#21: logging must cost at most 15%).
+ */
+const STANDALONE: Partial<Record<ServerName, Readonly<Record<string, string>>>> = {
+  standalone: { PLANT_STORE_TOKENS: TOKEN, PLANT_STORE_LOG: 'json' },
+  'standalone-quiet': { PLANT_STORE_TOKENS: TOKEN, PLANT_STORE_LOG: 'off' },
+};
+/** A ready line: a bench server's (`READY_PREFIX`) or the standalone server's; group 1, the URL. */
+const READY_LINE = new RegExp(`(?:^|\\n)(?:${READY_PREFIX}|plant-store listening on )(\\S+)\\n`);
 
 /** How a server's TypeScript is run: precompiled by esbuild, or through tsx's loader. */
 export type LoaderMode = 'build' | 'tsx';
@@ -35,7 +48,16 @@ export const WRK_CORE = '1';
 
 /** Bundles every server (our code only; packages stay external) into `bench/.build`. */
 export async function buildServers(names: readonly ServerName[]): Promise<void> {
+  if (names.some((name) => STANDALONE[name] !== undefined)) {
+    // The standalone server runs from the package's own build, as `npm start` does.
+    const built = spawnSync('npm', ['run', 'build', '--silent'], {
+      cwd: ROOT_DIR,
+      stdio: 'inherit',
+    });
+    if (built.status !== 0) throw new Error('npm run build failed');
+  }
   for (const name of names) {
+    if (STANDALONE[name] !== undefined) continue;
     await bundleServer(join(BENCH_DIR, 'servers', `${name}.ts`), join(BUILD_DIR, `${name}.mjs`));
   }
 }
@@ -93,6 +115,14 @@ export function startServer(
   mode: LoaderMode,
   nodeFlags: readonly string[] = [],
 ): Promise<RunningServer> {
+  const standalone = STANDALONE[name];
+  if (standalone !== undefined) {
+    const entry =
+      mode === 'build'
+        ? [join(ROOT_DIR, 'dist', 'cli', 'main.js')]
+        : ['--import', 'tsx', join(ROOT_DIR, 'lib', 'cli', 'main.ts')];
+    return startProcess(name, [...nodeFlags, ...entry], { ...withoutSettings(), ...standalone });
+  }
   const entry =
     mode === 'build'
       ? [join(BUILD_DIR, `${name}.mjs`)]
@@ -100,11 +130,18 @@ export function startServer(
   return startProcess(name, [...nodeFlags, ...entry]);
 }
 
-/** Starts `node <args>` as a benchmark server named `name`; see `startServer`. */
-export function startProcess(name: string, args: readonly string[]): Promise<RunningServer> {
+/**
+ * Starts `node <args>` as a benchmark server named `name`, in `env` (the parent's by default);
+ * see `startServer`.
+ */
+export function startProcess(
+  name: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningServer> {
   const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], {
     cwd: ROOT_DIR,
-    env: { ...process.env, PORT: '0', NODE_ENV: 'production' },
+    env: { ...env, PORT: '0', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
@@ -126,21 +163,33 @@ export function startProcess(name: string, args: readonly string[]): Promise<Run
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {
       stdout += chunk;
-      const at = stdout.indexOf(READY_PREFIX);
-      const end = stdout.indexOf('\n', at);
-      if (at === -1 || end === -1) return;
+      const ready = READY_LINE.exec(stdout);
+      if (ready === null) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       child.once('exit', () => live.delete(child));
+      // From here on stdout (the standalone server's access log) is drained and dropped, as a
+      // log collector would read it, without collecting it here.
+      child.stdout?.removeAllListeners('data');
+      child.stdout?.resume();
       resolve({
         name,
         child,
         pid: child.pid as number,
-        url: stdout.slice(at + READY_PREFIX.length, end).trim(),
+        url: ready[1] as string,
         stderr: () => stderr,
       });
     });
   });
+}
+
+/** The parent's environment without the standalone server's settings, so none leaks in. */
+function withoutSettings(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('PLANT_STORE_') || name === 'DATABASE_URL') delete env[name];
+  }
+  return env;
 }
 
 /** Stops a server: SIGTERM, then SIGKILL after `graceMs`; resolves when it is gone. */

@@ -4,8 +4,12 @@
  * Each server is first checked for correctness (a failing one is reported, not measured). Then,
  * per round, the servers run in a rotated order, each as a fresh process pinned to core 0:
  * a wrk warm-up, then the measured wrk run (pinned to core 1, 50 keep-alive connections, a
- * unique id per request), then its peak RSS. The table gives medians with min-max over the
- * rounds and the ratio to bare `node:http` from the same run. Five rounds by default: on this
+ * unique id per request), then its peak RSS and CPU time. The table gives medians with min-max
+ * over the rounds, the ratio to bare `node:http` from the same run, and the server's CPU time per
+ * request (user + system), which moves less than req/s on a shared machine. `plant-store` is the
+ * library behind `serve`; `standalone` is the standalone server itself as `npm start` runs it
+ * (the built `dist/cli/main.js`; `lib/cli/main.ts` with `--loader tsx`), access log on, and
+ * `standalone-quiet` the same with `PLANT_STORE_LOG=off`. Five rounds by default: on this
  * shared machine a three-round median still moved by several percent from one run to the next.
  *
  * Flags: --duration <s> (10) --warmup <s> (3) --rounds <n> (5) --connections <n> (50)
@@ -17,6 +21,7 @@ import { parseArgs } from 'node:util';
 import {
   buildServers,
   checkServer,
+  cpuMillis,
   integerFlag,
   interleavedRounds,
   killAll,
@@ -60,6 +65,8 @@ const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 interface Sample extends WrkResult {
   readonly rssKiB: number | undefined;
+  /** The server's CPU time (user + system) per request of the measured run, in µs. */
+  readonly cpuMicros: number;
 }
 
 async function measure(name: ServerName): Promise<Sample> {
@@ -69,6 +76,7 @@ async function measure(name: ServerName): Promise<Sample> {
     if (warmup > 0) {
       await runWrk({ url: server.url, seconds: warmup, connections, threads, idOffset: 1e12 });
     }
+    const cpuBefore = cpuMillis(server.pid);
     const result = await runWrk({
       url: server.url,
       seconds: duration,
@@ -76,9 +84,10 @@ async function measure(name: ServerName): Promise<Sample> {
       threads,
       idOffset: 2e12,
     });
+    const cpuMicros = ((cpuMillis(server.pid) - cpuBefore) * 1000) / result.requests;
     const rssKiB = peakRssKiB(server.pid);
     if (values.raw) log(result.raw);
-    return { ...result, rssKiB };
+    return { ...result, rssKiB, cpuMicros };
   } finally {
     if (server) await stopServer(server);
   }
@@ -115,7 +124,8 @@ async function main(): Promise<void> {
     rounds,
     measure,
     (sample) =>
-      `${sample.requestsPerSecond.toFixed(0)} req/s, p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
+      `${sample.requestsPerSecond.toFixed(0)} req/s, ${sample.cpuMicros.toFixed(1)} µs CPU/request, ` +
+      `p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
       `RSS ${((sample.rssKiB ?? 0) / 1024).toFixed(1)} MiB` +
       (sample.errors > 0 ? `, ${sample.errors} ERRORS` : ''),
   );
@@ -123,13 +133,13 @@ async function main(): Promise<void> {
   const baseline = samples.get('node-http') ?? [];
   const baseRps = baseline.length > 0 ? median(baseline.map((s) => s.requestsPerSecond)) : NaN;
   const lines = [
-    '| server | req/s | × node:http | p50 ms | p99 ms | peak RSS MiB | errors |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| server | req/s | × node:http | CPU µs/request | p50 ms | p99 ms | peak RSS MiB | errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const name of measured) {
     const runs = samples.get(name) ?? [];
     if (runs.length === 0) {
-      lines.push(`| ${name} | failed during the run | | | | | |`);
+      lines.push(`| ${name} | failed during the run | | | | | | |`);
       continue;
     }
     const rps = runs.map((s) => s.requestsPerSecond);
@@ -137,6 +147,7 @@ async function main(): Promise<void> {
     lines.push(
       // Three decimals: the targets sit at 0.9x and 1.0x, where two would round 0.899 up.
       `| ${name} | ${spread(rps, 0)} | ${(median(rps) / baseRps).toFixed(3)} | ` +
+        `${median(runs.map((s) => s.cpuMicros)).toFixed(1)} | ` +
         `${spread(
           runs.map((s) => s.p50),
           2,
@@ -148,7 +159,7 @@ async function main(): Promise<void> {
   }
   for (const [name, failures] of failed) {
     lines.push(
-      `| ${name} | not measured: failed the correctness check (${failures[0]}) | | | | | |`,
+      `| ${name} | not measured: failed the correctness check (${failures[0]}) | | | | | | |`,
     );
   }
 
