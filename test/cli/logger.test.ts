@@ -1,0 +1,118 @@
+/**
+ * The standalone server's log (#21), on its own: the request line's exact JSON, its text form,
+ * the level filter, batching (one write for many lines, none lost at `flush`) and the summary
+ * of a repeated error.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createLogger, type LogOutput } from '../../lib/cli/logger.ts';
+import type { RequestRecord } from '../../lib/node.ts';
+import { delay } from '../support/node-helpers.ts';
+
+/** An output that keeps each write apart. */
+function recorder(isTTY = false): LogOutput & { writes: string[]; lines(): string[] } {
+  const writes: string[] = [];
+  return {
+    isTTY,
+    writes,
+    write(text: string) {
+      writes.push(text);
+    },
+    lines: () => writes.join('').split('\n').filter(Boolean),
+  };
+}
+
+const RECORD: RequestRecord = {
+  requestId: 'id-"quoted"\\',
+  method: 'POST',
+  path: '/plants/\u00e9"x',
+  status: 200,
+  durationMs: 1.23456,
+  bytesIn: 205,
+  bytesOut: 220,
+};
+
+describe('the standalone server log', () => {
+  it('writes a request line as the JSON of its fields, in order, whatever the id and path hold', () => {
+    const output = recorder();
+    const log = createLogger({ format: 'json', level: 'info' }, output);
+    log.request(RECORD);
+    log.request({ ...RECORD, requestId: undefined });
+    log.flush();
+    const [first, second] = output.lines();
+    const time = (JSON.parse(first as string) as { time: string }).time;
+    assert.match(time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const fields = {
+      method: 'POST',
+      path: '/plants/\u00e9"x',
+      status: 200,
+      durationMs: 1.235,
+      bytesIn: 205,
+      bytesOut: 220,
+    };
+    assert.equal(
+      first,
+      JSON.stringify({
+        time,
+        level: 'info',
+        msg: 'request',
+        requestId: RECORD.requestId,
+        ...fields,
+      }),
+    );
+    const secondTime = (JSON.parse(second as string) as { time: string }).time;
+    assert.equal(
+      second,
+      JSON.stringify({ time: secondTime, level: 'info', msg: 'request', ...fields }),
+    );
+  });
+
+  it('writes readable text on a terminal, and nothing below the level asked for', () => {
+    const tty = recorder(true);
+    const text = createLogger({ format: 'auto', level: 'info' }, tty);
+    text.request(RECORD);
+    text.flush();
+    const quiet = recorder();
+    const log = createLogger({ format: 'json', level: 'warn' }, quiet);
+    log.request(RECORD);
+    log.info('started');
+    log.warn('careful');
+    log.flush();
+    assert.match(tty.writes.join(''), /^\S+Z INFO {2}request requestId=id-"quoted"\\ method=POST /);
+    assert.deepEqual(
+      quiet.lines().map((line) => (JSON.parse(line) as { msg: string }).msg),
+      ['careful'],
+    );
+  });
+
+  it('writes many lines at once, soon after the first, and everything at flush', async () => {
+    const output = recorder();
+    const log = createLogger({ format: 'json', level: 'info' }, output);
+    for (let i = 0; i < 20; i++) log.request(RECORD);
+    assert.equal(output.writes.length, 0, 'nothing written line by line');
+    await delay(200);
+    assert.equal(output.writes.length, 1, 'one write for the batch');
+    assert.equal(output.lines().length, 20);
+    log.info('stopping');
+    log.flush();
+    assert.equal(output.lines().length, 21, 'flush writes what is buffered at once');
+  });
+
+  it('writes a repeated error once and counts the repeats', () => {
+    const output = recorder();
+    const log = createLogger({ format: 'json', level: 'info' }, output);
+    for (let i = 0; i < 5; i++) log.error(new Error('database down'), { requestId: `r${i}` });
+    log.error(new Error('something else'));
+    log.flush();
+    const lines = output.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((line) => line.msg),
+      ['unexpected error', 'the same error 4 more time(s) in the last 10 s', 'unexpected error'],
+    );
+    assert.equal(lines[0]?.requestId, 'r0');
+    const error = lines[0]?.error as { message: string; stack: string };
+    assert.equal(error.message, 'database down');
+    assert.match(error.stack, /^Error: database down\n/);
+  });
+});
