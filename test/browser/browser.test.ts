@@ -9,7 +9,8 @@
  *   allowed, and the browser blocks it when it is not.
  * - Every request the browser makes must stay on 127.0.0.1: the page loads nothing from a CDN.
  *
- * Without `/usr/bin/chromium` (`apt-get install chromium`), the suite is skipped and says so.
+ * Without `/usr/bin/chromium` (`apt-get install chromium`) or without this folder's own package
+ * (`npm ci --prefix test/browser`: playwright-core), the suite is skipped and says so.
  *
  * @module
  */
@@ -40,9 +41,14 @@ const FLAGS = [
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const README_SCREENSHOT = fileURLToPath(new URL('../../docs/api-reference.png', import.meta.url));
 const TOKEN = 'browser-test-token';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
+const PLAYWRIGHT = fileURLToPath(
+  new URL('./node_modules/playwright-core/package.json', import.meta.url),
+);
+const skip = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
+  : !existsSync(PLAYWRIGHT)
+    ? 'playwright-core is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
+    : false;
 
 /** A page of its own origin, for a second local origin to call the API from. */
 async function originServer(servers: Server[]): Promise<string> {
