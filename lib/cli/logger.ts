@@ -17,6 +17,8 @@ import type { LogSettings } from './operator-settings.ts';
 
 /** The log's lines, by what they report. */
 export interface Logger {
+  /** Whether access lines are written: when not, nothing need follow a request for them. */
+  readonly logsRequests: boolean;
   /** An access line, at `info`. */
   request(record: RequestRecord): void;
   /** An unexpected error, at `error`, repeats summarised. */
@@ -112,9 +114,11 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   const window = setInterval(summarise, REPEAT_WINDOW_MS);
   window.unref();
 
+  const logsRequests = format !== 'off' && threshold <= LEVELS.info;
   return {
+    logsRequests,
     request(record) {
-      if (format === 'off' || threshold > LEVELS.info) return;
+      if (!logsRequests) return;
       if (format === 'json') {
         append(requestJson(now(), record));
         return;

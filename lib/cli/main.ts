@@ -87,11 +87,12 @@ onStopSignals(
 
 const auth = await createVerifier(settings.auth);
 storage = await openStorage(settings, log);
-const metrics = createMetrics(storage.pool);
+// Only the admin listener reads the metrics: without it, nothing is counted.
+const metrics = settings.admin === undefined ? undefined : createMetrics(storage.pool);
 const { limits } = settings;
 
 const store = createPlantStore({
-  repository: metrics.counting(storage.repository),
+  repository: metrics === undefined ? storage.repository : metrics.counting(storage.repository),
   verifier: auth.verifier,
   onError: (error, context) => log.error(error, context),
   cors: settings.cors === undefined ? undefined : createCors(settings.cors),
@@ -111,17 +112,24 @@ try {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     requestIds: true,
-    onRequestStart: metrics.requestStarted,
-    onRequestEnd(record) {
-      metrics.requestEnded(record);
-      log.request(record);
-    },
+    // A request is followed to its end only for what reads its record, the access log or the
+    // metrics: with neither, it costs just its id (`npm run bench -- --servers
+    // standalone-quiet,plant-store`).
+    onRequestStart: metrics?.requestStarted,
+    onRequestEnd:
+      metrics === undefined && !log.logsRequests
+        ? undefined
+        : (record) => {
+            metrics?.requestEnded(record);
+            log.request(record);
+          },
   });
 } catch (error) {
   fail(1, `cannot listen on ${settings.host}:${settings.port}: ${oneLine(error)}`);
 }
 
-if (settings.admin !== undefined) {
+// The metrics exist exactly when the admin listener is asked for.
+if (settings.admin !== undefined && metrics !== undefined) {
   const checks: ReadinessCheck[] = [{ name: 'storage', ready: storage.ready }];
   // In JWT mode the JWKS was fetched before anything listened (auth.ts), and jose keeps the
   // keys it has through a later outage of the key server: from here on the verifier can serve.

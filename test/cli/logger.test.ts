@@ -84,6 +84,10 @@ describe('the standalone server log', () => {
       quiet.lines().map((line) => (JSON.parse(line) as { msg: string }).msg),
       ['careful'],
     );
+    // What the server asks before following requests for the log at all.
+    assert.equal(text.logsRequests, true);
+    assert.equal(log.logsRequests, false);
+    assert.equal(createLogger({ format: 'off', level: 'info' }, recorder()).logsRequests, false);
   });
 
   it('writes many lines at once, soon after the first, and everything at flush', async () => {
