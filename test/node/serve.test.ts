@@ -432,6 +432,14 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
       const rejected = parseRawResponse(await rawExchange(handle.port, 'GARBAGE\r\n\r\n'));
       assert.equal(rejected.status, 400);
       assert.match(rejected.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      // A header's name is case-insensitive (RFC 9110 section 5.1), however a client spells it.
+      const shouted = parseRawResponse(
+        await rawExchange(
+          handle.port,
+          'GET /openapi.json HTTP/1.1\r\nHost: x\r\nX-REQUEST-ID: Shouted-1\r\nConnection: close\r\n\r\n',
+        ),
+      );
+      assert.equal(shouted.headers.get('x-request-id'), 'Shouted-1');
       assert.deepEqual(contexts, [{ requestId: 'client-id_1' }], "onError gets the request's id");
       await delay(20);
       const first = records[0] as Record<string, unknown>;
@@ -440,7 +448,7 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
       assert.equal(first.path, '/plants');
       assert.equal(first.status, 500);
       assert.ok((first.bytesIn as number) > 0 && (first.bytesOut as number) > 0);
-      assert.equal(records.length, 4);
+      assert.equal(records.length, 5);
     } finally {
       await handle.close();
     }
