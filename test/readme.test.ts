@@ -1,0 +1,268 @@
+/**
+ * The README's promises, checked. Every ```ts block of `README.md` (and of `DEVELOPMENT.md`) is
+ * type-checked as a module of its own, as a user would paste it, under `strict`,
+ * `exactOptionalPropertyTypes` and `noUnusedParameters`, with `plant-store` and its subpaths
+ * resolved to `lib/` through the root tsconfig's `paths`: one program for all of them, each a
+ * virtual file. A block that follows `<!-- file: <path> -->` must also be that file, below its
+ * module comment; the graceful-shutdown example is one, and it is run here against PostgreSQL:
+ * after a create, SIGTERM must end it within a second.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import ts from 'typescript';
+import { KNOWN_SETTINGS } from '../lib/cli/operator-settings.ts';
+import { postPlant } from './support/cli-helpers.ts';
+import { type Child, spawnChild, withDeadline } from './support/node-helpers.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DOCUMENTS = ['README.md', 'DEVELOPMENT.md'];
+
+/** A ```ts block: where it is, its code, and the file it must equal, if the document names one. */
+interface Snippet {
+  readonly document: string;
+  /** The 1-based line of the block's first line of code. */
+  readonly line: number;
+  readonly code: string;
+  readonly file: string | undefined;
+}
+
+/** Every ```ts block of a Markdown text. */
+function snippetsOf(document: string, text: string): Snippet[] {
+  const lines = text.split('\n');
+  const snippets: Snippet[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^```(ts|typescript)\s*$/.test(lines[i] as string)) continue;
+    // The marker goes right above the fence, or with one blank line between.
+    const above = lines[i - 1] === '' ? lines[i - 2] : lines[i - 1];
+    const file = /^<!-- file: (\S+) -->$/.exec(above ?? '')?.[1];
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end] !== '```') end++;
+    assert.ok(end < lines.length, `${document}:${start}: a \`\`\`ts block is never closed`);
+    snippets.push({ document, line: start + 1, code: lines.slice(start, end).join('\n'), file });
+    i = end;
+  }
+  return snippets;
+}
+
+/**
+ * The globals the Deno and Bun snippets use, as far as they use them: the project type-checks
+ * with Node's types, and Deno's and Bun's own are not installed.
+ */
+const RUNTIME_GLOBALS = `
+type Handler = (request: Request) => Response | Promise<Response>;
+declare namespace Deno {
+  function serve(handler: Handler): unknown;
+  function serve(options: { port?: number; hostname?: string }, handler: Handler): unknown;
+}
+declare const Bun: {
+  serve(options: { fetch: Handler; port?: number; hostname?: string }): { readonly url: URL };
+};
+`;
+
+/** The root tsconfig's options (its `paths` map plant-store to lib/), made stricter. */
+function compilerOptions(): ts.CompilerOptions {
+  const configPath = join(ROOT, 'tsconfig.json');
+  const { config, error } = ts.readConfigFile(configPath, ts.sys.readFile);
+  assert.equal(error, undefined, 'tsconfig.json reads');
+  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, ROOT, undefined, configPath);
+  return {
+    ...parsed.options,
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUnusedParameters: true,
+    noUnusedLocals: false,
+    noEmit: true,
+  };
+}
+
+/** Type-checks snippets, each as its own module; returns each one's errors as text. */
+function typeCheck(snippets: readonly Snippet[]): string[] {
+  const options = compilerOptions();
+  // Virtual files beside the real ones, so that node_modules, package.json ("type": "module":
+  // top-level await) and the paths resolve as for any file of the repository.
+  const nameOf = (snippet: Snippet): string =>
+    join(ROOT, 'test', `.snippet-${snippet.document}-${snippet.line}.ts`);
+  const globals = join(ROOT, 'test', '.snippet-runtime-globals.d.ts');
+  const virtual = new Map<string, string>([[globals, RUNTIME_GLOBALS]]);
+  for (const snippet of snippets) virtual.set(nameOf(snippet), snippet.code);
+  const host = ts.createCompilerHost(options);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.getSourceFile = (name, language, ...rest) => {
+    const text = virtual.get(name);
+    return text === undefined
+      ? getSourceFile.call(host, name, language, ...rest)
+      : ts.createSourceFile(name, text, language);
+  };
+  host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name);
+  host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name);
+  const program = ts.createProgram([...virtual.keys()], options, host);
+  const format: ts.FormatDiagnosticsHost = {
+    getCanonicalFileName: (name) => name,
+    getCurrentDirectory: () => ROOT,
+    getNewLine: () => '\n',
+  };
+  const global = ts.formatDiagnostics(
+    [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()],
+    format,
+  );
+  return snippets.map((snippet) => {
+    const source = program.getSourceFile(nameOf(snippet));
+    assert.ok(source, `${snippet.document}:${snippet.line} is in the program`);
+    const diagnostics = [
+      ...program.getSyntacticDiagnostics(source),
+      ...program.getSemanticDiagnostics(source),
+    ];
+    // Each error at its line in the document, not in the virtual file.
+    const errors = diagnostics.map((diagnostic) => {
+      const at =
+        diagnostic.start === undefined
+          ? snippet.line
+          : snippet.line + source.getLineAndCharacterOfPosition(diagnostic.start).line;
+      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+      return `${snippet.document}:${at}: TS${diagnostic.code}: ${message}`;
+    });
+    return [global, ...errors].filter((text) => text !== '').join('\n');
+  });
+}
+
+/** A file as the README shows it: without its module comment and the blank lines after it. */
+function shownPart(text: string): string {
+  return text.replace(/^\/\*\*[\s\S]*?\*\/\s*/, '').trimEnd();
+}
+
+const snippets = DOCUMENTS.flatMap((document) => {
+  let text: string;
+  try {
+    text = readFileSync(join(ROOT, document), 'utf8');
+  } catch {
+    return [];
+  }
+  return snippetsOf(document, text);
+});
+
+describe('the TypeScript snippets of README.md and DEVELOPMENT.md', () => {
+  let errors: string[] = [];
+  before(() => {
+    errors = typeCheck(snippets);
+  });
+
+  it('finds the snippets, the graceful shutdown among them', () => {
+    assert.ok(snippets.length >= 10, `only ${snippets.length} ts blocks found`);
+    assert.ok(snippets.some((snippet) => snippet.file === 'examples/postgres-shutdown.ts'));
+  });
+
+  snippets.forEach((snippet, index) => {
+    it(`${snippet.document} line ${snippet.line} compiles`, () => {
+      assert.equal(
+        errors[index],
+        '',
+        `the snippet at ${snippet.document}:${snippet.line}:\n${errors[index]}`,
+      );
+    });
+    const { file } = snippet;
+    if (file !== undefined) {
+      it(`${snippet.document} line ${snippet.line} is ${file}, as it is`, () => {
+        const text = readFileSync(join(ROOT, file), 'utf8');
+        assert.equal(
+          snippet.code.trimEnd(),
+          shownPart(text),
+          `${snippet.document}:${snippet.line}`,
+        );
+      });
+    }
+  });
+
+  it('reports a snippet that does not compile, at its line', () => {
+    const [broken] = typeCheck([
+      {
+        document: 'README.md',
+        line: 40,
+        code: "import { createPlantStore } from 'plant-store';\n\ncreatePlantStore({ verifier: 's3cr3t' });",
+        file: undefined,
+      },
+    ]);
+    assert.match(broken ?? '', /^README\.md:42: TS2322: /m);
+  });
+});
+
+describe("the README's settings table", () => {
+  it('lists every setting the standalone server reads, and no other', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.split('\n## The standalone server\n')[1]?.split('\n## ')[0] ?? '';
+    const listed = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
+    assert.deepEqual([...listed].sort(), [...KNOWN_SETTINGS].sort());
+  });
+});
+
+describe('the graceful-shutdown example on PostgreSQL', () => {
+  const DATABASE_URL = process.env.DATABASE_URL;
+  const TOKEN = 'shutdown-token';
+  const schema = `plant_store_readme_${process.pid}_${Date.now()}`;
+  let admin: pg.Pool | undefined;
+  let skip: string | undefined;
+  const children: Child[] = [];
+
+  before(async () => {
+    if (DATABASE_URL === undefined || DATABASE_URL === '') {
+      skip = 'DATABASE_URL is not set: this test needs a PostgreSQL server (.ci/run sets it)';
+      return;
+    }
+    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1, connectionTimeoutMillis: 3000 });
+    admin.on('error', () => {});
+    try {
+      await admin.query(`CREATE SCHEMA "${schema}"`);
+    } catch (error) {
+      skip = `the database at DATABASE_URL cannot be reached: ${(error as Error).message}`;
+      await admin.end();
+      admin = undefined;
+    }
+  });
+  after(async () => {
+    for (const child of children) child.kill();
+    if (admin !== undefined) {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+
+  it('exits 0 within a second of SIGTERM after serving a create', async (t) => {
+    if (skip !== undefined) {
+      t.skip(skip);
+      return;
+    }
+    const url = new URL(DATABASE_URL as string);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    // Without NODE_V8_COVERAGE: writing coverage at exit is the test's cost, not the example's.
+    const env: Record<string, string | undefined> = { ...process.env };
+    for (const name of ['NODE_V8_COVERAGE', 'NODE_TEST_CONTEXT']) delete env[name];
+    const child = spawnChild(
+      process.execPath,
+      ['--import', 'tsx', 'examples/postgres-shutdown.ts'],
+      { ...env, DATABASE_URL: url.href, API_TOKEN: TOKEN, PORT: '0', HOST: '127.0.0.1' },
+      ROOT,
+    );
+    children.push(child);
+    const [, listening] = await child.line(/^listening on (http:\/\/\S+)$/, 'the listening line');
+    // A keep-alive client: its idle connection must not hold the server open.
+    const response = await postPlant(listening as string, TOKEN, { id: 1, name: 'Fern' });
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { name: 'Fern' });
+
+    const signalled = performance.now();
+    child.process.kill('SIGTERM');
+    const code = await withDeadline(child.exited, 'the exit after SIGTERM', 15_000);
+    const tookMs = performance.now() - signalled;
+    assert.equal(code, 0, `exit code; stderr: ${child.stderr()}`);
+    assert.ok(tookMs < 1000, `exited ${Math.round(tookMs)} ms after SIGTERM, over 1 s`);
+    const { rows } = await (admin as pg.Pool).query(`SELECT name FROM "${schema}".plants`);
+    assert.deepEqual(rows, [{ name: 'Fern' }]);
+  });
+});
