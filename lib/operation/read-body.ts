@@ -13,19 +13,31 @@ import type { BodySink } from './plain-request.ts';
  * Reads a body whose length the request declares (already checked against the limit) with the
  * runtime's own reader, and hands it to `sink` when it has exactly that length. A server frames
  * a body by its `Content-Length`, so the read is bounded by it; a request built in process
- * whose body is longer or shorter than it declares gets `ERR_BODY_LENGTH_MISMATCH`.
+ * whose body is longer or shorter than it declares gets `ERR_BODY_LENGTH_MISMATCH`. A body a
+ * host read or locked first is told from the reader's refusal, so that the usual read looks at
+ * no stream and no `bodyUsed`.
  *
  * Why not the stream reader for every body: on Bun a `getReader()` loop costs several times
  * the whole rest of a create, and on Deno about a third more than `arrayBuffer()`
  * (bench/RESULTS.md, "the Bun collapse").
  */
-export function readDeclaredBody(request: Body, declaredLength: number, sink: BodySink): void {
-  request.arrayBuffer().then(
+export function readDeclaredBody(request: Request, declaredLength: number, sink: BodySink): void {
+  let reading: Promise<ArrayBuffer>;
+  try {
+    reading = request.arrayBuffer();
+  } catch (error) {
+    // Some runtimes throw at once, rather than reject, for a body already used.
+    reading = Promise.reject(error);
+  }
+  reading.then(
     (buffer) => {
       if (buffer.byteLength === declaredLength) sink.take(new Uint8Array(buffer));
       else sink.take('ERR_BODY_LENGTH_MISMATCH');
     },
-    (error: unknown) => sink.fail(error),
+    (error: unknown) => {
+      const taken = request.bodyUsed || request.body?.locked === true;
+      sink.fail(taken ? bodyAlreadyRead() : error);
+    },
   );
 }
 

@@ -16,13 +16,18 @@ const DECIMAL = /^\d+$/;
  * The plain values of a web-standard request: its method, the headers the operation reads, its
  * body (read only when the operation asks) and its signal as the client's presence.
  *
+ * What a create does not need is not touched: on Bun and Deno, reading `request.signal`,
+ * `request.body` or `request.bodyUsed` costs a server more than the rest of a create
+ * (`npm run bench:runtimes`; bench/RESULTS.md). So a declared body is read with no look at the
+ * stream, and the signal only when the operation asks about the client.
+ *
  * @param request The request, as the host received it.
  * @param cors Whether the store has CORS on: only then are `Origin` and
  *   `Access-Control-Request-Method` read.
  * @returns What the create operation reads.
  */
 export function plainRequestOf(request: Request, cors: boolean): PlainRequest {
-  const { headers, body, signal } = request;
+  const { headers } = request;
   const contentLength = headers.get('content-length') ?? '';
   const declaredLength = DECIMAL.test(contentLength) ? Number(contentLength) : -1;
   return {
@@ -32,17 +37,24 @@ export function plainRequestOf(request: Request, cors: boolean): PlainRequest {
     origin: cors ? headers.get('origin') : null,
     preflightMethod: cors ? headers.get('access-control-request-method') : null,
     declaredLength,
-    hasBody: body !== null,
+    // A declared length means a body; without one, the request says whether it has a stream.
+    hasBody: declaredLength >= 0 || request.body !== null,
     // The operation asks for the body only when hasBody is true, and the declared length is
     // within the limit by then.
     readBody(maxBytes, sink) {
-      const stream = body as ReadableStream<Uint8Array>;
+      if (declaredLength >= 0) {
+        readDeclaredBody(request, declaredLength, sink);
+        return;
+      }
+      const stream = request.body as ReadableStream<Uint8Array>;
       // A host's body parser or validator got there first: say so now, not at the deadline.
       if (request.bodyUsed || stream.locked) sink.fail(bodyAlreadyRead());
-      else if (declaredLength >= 0) readDeclaredBody(request, declaredLength, sink);
       else void readBodyStream(stream, maxBytes, sink);
     },
-    client: signal,
+    // A getter: the operation asks about the client only when that can change what happens.
+    get client() {
+      return request.signal;
+    },
     requestId: () => headers.get('x-request-id') ?? undefined,
   };
 }
