@@ -1,0 +1,143 @@
+/**
+ * The plant workload as a hand-written web-standard handler, the bare baseline of each runtime:
+ * `new URL`, `request.headers.get`, the body read whole by the runtime (`request.text()` by
+ * default), `JSON.parse`, `Response.json`. Unlike `bench/servers/_fetch-workload.ts` it keeps
+ * every int64 id exact, as the correctness check asks: an id that is not a safe integer is read
+ * again from its literal (`JSON.parse`'s source text access) and kept as a `bigint`. The usual
+ * id is safe, so the common path pays one `Number.isSafeInteger` for it.
+ *
+ * @module
+ */
+
+import {
+  type BenchPlant,
+  errorBody,
+  isAuthorized,
+  isJson,
+  MAX_BODY_BYTES,
+  readPlant,
+} from '../../servers/_common.ts';
+
+/** How the bare handler reads a body: the whole text, or `undefined` past the limit. */
+export type BodyText = (request: Request) => Promise<string | undefined>;
+
+/** The reader a user writes first: `request.text()` (the length was checked already). */
+export const readWithText: BodyText = (request) => request.text();
+
+const decoder = new TextDecoder();
+
+/** The runtime's whole-body reader, `arrayBuffer()`, then a decode: what plant-store now does. */
+export const readWithArrayBuffer: BodyText = async (request) =>
+  decoder.decode(await request.arrayBuffer());
+
+/**
+ * A stream reader per request, counting bytes against the limit: what plant-store did for every
+ * body before 39d1bb1, kept to measure that path apart from the rest of plant-store.
+ */
+export const readWithReader: BodyText = async (request) => {
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  return decoder.decode(new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()));
+};
+
+/**
+ * `arrayBuffer()` after looking at the body as plant-store's web front does (`request.body`,
+ * `bodyUsed`, the stream's `locked`), to measure what touching the stream first costs.
+ */
+export const readWithArrayBufferAfterBody: BodyText = async (request) => {
+  const { body } = request;
+  if (body === null || request.bodyUsed || body.locked) return undefined;
+  return decoder.decode(await request.arrayBuffer());
+};
+
+/** `request.text()` after reading `request.signal`, as plant-store's web front does. */
+export const readWithTextAfterSignal: BodyText = (request) => {
+  if (request.signal.aborted) return Promise.resolve(undefined);
+  return request.text();
+};
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function fail(status: number, message: string, headers?: Record<string, string>): Response {
+  return new Response(errorBody(status, message), {
+    status,
+    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
+  });
+}
+
+/**
+ * The exact top-level id of `text` whose parsed id is not a safe integer: a `bigint` within
+ * int64, or `undefined` when its literal is no plain integer or is out of range.
+ */
+function exactUnsafeId(text: string): bigint | undefined {
+  // The reviver sees every "id" with its holder and literal; the top-level one is the root's.
+  const seen: Array<[holder: unknown, literal: string | undefined]> = [];
+  const root: unknown = JSON.parse(
+    text,
+    function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+      if (key === 'id' && typeof value === 'number') seen.push([this, context?.source]);
+      return value;
+    },
+  );
+  const literal = seen.find(([holder]) => holder === root)?.[1];
+  if (literal === undefined || !/^-?\d+$/.test(literal)) return undefined;
+  const id = BigInt(literal);
+  return id < INT64_MIN || id > INT64_MAX ? undefined : id;
+}
+
+/** A fetch handler for the plant workload, with its own in-memory store of exact ids. */
+export function createBareHandler(
+  readText: BodyText = readWithText,
+): (request: Request) => Promise<Response> {
+  const plants = new Map<number | bigint, BenchPlant>();
+  return async (request) => {
+    if (new URL(request.url).pathname !== '/plants') return fail(404, 'not found');
+    if (request.method !== 'POST') return fail(405, 'method not allowed', { allow: 'POST' });
+    if (!isAuthorized(request.headers.get('authorization'))) {
+      return fail(401, 'a bearer token is required', {
+        'www-authenticate': 'Bearer realm="plant-store"',
+      });
+    }
+    if (!isJson(request.headers.get('content-type'))) return fail(415, 'unsupported media type');
+    if (Number(request.headers.get('content-length') ?? '-1') > MAX_BODY_BYTES) {
+      return fail(413, 'request body too large');
+    }
+    const text = await readText(request);
+    if (text === undefined) return fail(413, 'request body too large');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return fail(400, 'body is not valid JSON');
+    }
+    const parsed = readPlant(value);
+    if (typeof parsed === 'string') return fail(400, parsed);
+    let key: number | bigint = parsed.id;
+    if (!Number.isSafeInteger(key)) {
+      const exact = exactUnsafeId(text);
+      if (exact === undefined) return fail(400, 'id must be an int64');
+      key = exact;
+    }
+    const existing = plants.get(key);
+    if (existing === undefined) plants.set(key, parsed.plant);
+    else if (existing.name !== parsed.plant.name || existing.tag !== parsed.plant.tag) {
+      return fail(409, 'id already exists');
+    }
+    return Response.json(parsed.plant);
+  };
+}
