@@ -61,3 +61,8 @@ function kindOf(value: unknown): string {
       return `a ${typeof value}`;
   }
 }
+
+/** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === 'function';
+}

@@ -20,7 +20,8 @@ import type {
   TokenVerifier,
 } from '../types.ts';
 import { bearerToken } from './bearer-token.ts';
-import { isOutcome, isVerdict, malformedAnswer } from './collaborator-answers.ts';
+import { isOutcome, isThenable, isVerdict, malformedAnswer } from './collaborator-answers.ts';
+import { CollaboratorContext } from './collaborator-context.ts';
 import type { Deadline, Deadlines } from './deadlines.ts';
 import { isJsonUtf8 } from './media-type.ts';
 import type { BodyReadFailure, BodySink, PlainRequest, Reply } from './plain-request.ts';
@@ -279,27 +280,4 @@ class PlantCreate implements Deadline, BodySink {
       this.#answer(reply);
     }
   }
-}
-
-/**
- * What the verifier and the repository receive. `signal` is a getter on the prototype, so the
- * signal is made only if a collaborator reads it, at the cost of one small object per call.
- */
-class CollaboratorContext {
-  readonly principal: unknown;
-  readonly #create: { readonly signal: AbortSignal };
-
-  constructor(create: { readonly signal: AbortSignal }, principal?: unknown) {
-    this.#create = create;
-    this.principal = principal;
-  }
-
-  get signal(): AbortSignal {
-    return this.#create.signal;
-  }
-}
-
-/** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T> | null)?.then === 'function';
 }
