@@ -18,7 +18,7 @@ import type {
 } from '../types.ts';
 import { corsPolicyOf } from './cors-policy.ts';
 import { attachPlainHandler } from './plain-handler.ts';
-import { plainRequestOf } from './web-request.ts';
+import { WebPlainRequest } from './web-request.ts';
 
 /** The default of `maxBodyBytes`: 100 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 102_400;
@@ -110,7 +110,9 @@ export function createPlantStore<Principal = unknown>(
 
   function handleCreatePlant(request: Request): Promise<Response> {
     return new Promise((resolve) => {
-      createPlant(plainRequestOf(request, withCorsOn), (reply) => resolve(replyResponse(reply)));
+      createPlant(new WebPlainRequest(request, withCorsOn), (reply) =>
+        resolve(replyResponse(reply)),
+      );
     });
   }
 
