@@ -26,7 +26,7 @@ export function readDeclaredBody(request: Request, declaredLength: number, sink:
   try {
     reading = request.arrayBuffer();
   } catch (error) {
-    // Some runtimes throw at once, rather than reject, for a body already used.
+    // A runtime that threw for a used body, rather than reject, is answered the same way.
     reading = Promise.reject(error);
   }
   reading.then(
