@@ -131,15 +131,16 @@ export function startServer(
 }
 
 /**
- * Starts `node <args>` as a benchmark server named `name`, in `env` (the parent's by default);
- * see `startServer`.
+ * Starts `<executable> <args>` (node by default; Bun or Deno for `bench:runtimes`) as a
+ * benchmark server named `name`, in `env` (the parent's by default); see `startServer`.
  */
 export function startProcess(
   name: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  executable: string = process.execPath,
 ): Promise<RunningServer> {
-  const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], {
+  const child = spawn('taskset', ['-c', SERVER_CORE, executable, ...args], {
     cwd: ROOT_DIR,
     env: { ...env, PORT: '0', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,14 @@
  * @module
  */
 
-import { cpuMillis, peakRssKiB, runWrk, stopServer, type WrkResult } from '../_harness.ts';
+import {
+  cpuMillis,
+  peakRssKiB,
+  type RunningServer,
+  runWrk,
+  stopServer,
+  type WrkResult,
+} from '../_harness.ts';
 import type { RuntimeServer } from './catalog.ts';
 import { startRuntimeServer } from './launch.ts';
 
@@ -43,20 +50,31 @@ async function measuredRun(pid: number, url: string, load: Load, idOffset: numbe
   return { ...result, rssKiB: peakRssKiB(pid), cpuMicros };
 }
 
-/** Measures `server` once in a fresh process: a warm-up, then one measured run. */
-export async function measureOnce(server: RuntimeServer, load: Load): Promise<Sample> {
+/** Starts `server` in a fresh process and loads it for `load.warmup` seconds, if any. */
+async function startWarm(server: RuntimeServer, load: Load): Promise<RunningServer> {
   const running = await startRuntimeServer(server, load.dist);
-  try {
-    const { url, pid } = running;
-    if (load.warmup > 0) {
+  if (load.warmup > 0) {
+    try {
       await runWrk({
-        url,
+        url: running.url,
         seconds: load.warmup,
         connections: load.connections,
         threads: 1,
         idOffset: 1e12,
       });
+    } catch (error) {
+      await stopServer(running);
+      throw error;
     }
+  }
+  return running;
+}
+
+/** Measures `server` once in a fresh process: a warm-up, then one measured run. */
+export async function measureOnce(server: RuntimeServer, load: Load): Promise<Sample> {
+  const running = await startWarm(server, load);
+  try {
+    const { url, pid } = running;
     return await measuredRun(pid, url, load, 2e12);
   } finally {
     await stopServer(running);
@@ -73,18 +91,9 @@ export async function measureDecay(
   windows: number,
   onWindow: (index: number, sample: Sample) => void,
 ): Promise<Sample[]> {
-  const running = await startRuntimeServer(server, load.dist);
+  const running = await startWarm(server, load);
   try {
     const { url, pid } = running;
-    if (load.warmup > 0) {
-      await runWrk({
-        url,
-        seconds: load.warmup,
-        connections: load.connections,
-        threads: 1,
-        idOffset: 1e12,
-      });
-    }
     const samples: Sample[] = [];
     for (let index = 0; index < windows; index++) {
       const sample = await measuredRun(pid, url, load, 2e12 + index * 1e10);

@@ -74,11 +74,7 @@ export function readPlant(value: unknown): { id: number; plant: BenchPlant } | s
 }
 
 /** Insert-if-absent: `true` when stored or an identical replay, `false` on a conflict. */
-export function storePlant(
-  plants: Map<number, BenchPlant>,
-  id: number,
-  plant: BenchPlant,
-): boolean {
+export function storePlant<Id>(plants: Map<Id, BenchPlant>, id: Id, plant: BenchPlant): boolean {
   const existing = plants.get(id);
   if (existing === undefined) {
     plants.set(id, plant);

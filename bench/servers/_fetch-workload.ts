@@ -44,9 +44,18 @@ export async function readTextCapped(request: Request): Promise<string | undefin
   return Buffer.concat(chunks).toString();
 }
 
+/**
+ * The key a plant is stored under, from its parsed id and the body's text, or the `400` message
+ * when the id cannot be kept. By default the parsed number, as a user of `JSON.parse` gets it.
+ */
+export type KeyOf = (id: number, text: string) => number | bigint | string;
+
 /** A fetch handler for the plant workload, with its own in-memory store. */
-export function createFetchWorkload(readText: ReadText): (request: Request) => Promise<Response> {
-  const plants = new Map<number, BenchPlant>();
+export function createFetchWorkload(
+  readText: ReadText,
+  keyOf: KeyOf = (id) => id,
+): (request: Request) => Promise<Response> {
+  const plants = new Map<number | bigint, BenchPlant>();
   return async (request) => {
     if (new URL(request.url).pathname !== '/plants') return fail(404, 'not found');
     if (request.method !== 'POST') return fail(405, 'method not allowed', { allow: 'POST' });
@@ -69,7 +78,9 @@ export function createFetchWorkload(readText: ReadText): (request: Request) => P
     }
     const parsed = readPlant(value);
     if (typeof parsed === 'string') return fail(400, parsed);
-    if (!storePlant(plants, parsed.id, parsed.plant)) return fail(409, 'id already exists');
+    const key = keyOf(parsed.id, text);
+    if (typeof key === 'string') return fail(400, key);
+    if (!storePlant(plants, key, parsed.plant)) return fail(409, 'id already exists');
     return Response.json(parsed.plant);
   };
 }

@@ -1,25 +1,19 @@
 /**
  * The plant workload as a hand-written web-standard handler, the bare baseline of each runtime:
- * `new URL`, `request.headers.get`, the body read whole by the runtime (`request.text()` by
- * default), `JSON.parse`, `Response.json`. Unlike `bench/servers/_fetch-workload.ts` it keeps
- * every int64 id exact, as the correctness check asks: an id that is not a safe integer is read
+ * `bench/servers/_fetch-workload.ts` (`new URL`, `request.headers.get`, the body read whole by the
+ * runtime, `request.text()` by default, `JSON.parse`, `Response.json`), keeping every int64 id
+ * exact, as the correctness check asks: an id that is not a safe integer is read
  * again from its literal (`JSON.parse`'s source text access) and kept as a `bigint`. The usual
  * id is safe, so the common path pays one `Number.isSafeInteger` for it.
  *
  * @module
  */
 
-import {
-  type BenchPlant,
-  errorBody,
-  isAuthorized,
-  isJson,
-  MAX_BODY_BYTES,
-  readPlant,
-} from '../../servers/_common.ts';
+import { MAX_BODY_BYTES } from '../../servers/_common.ts';
+import { createFetchWorkload, type ReadText } from '../../servers/_fetch-workload.ts';
 
 /** How the bare handler reads a body: the whole text, or `undefined` past the limit. */
-export type BodyText = (request: Request) => Promise<string | undefined>;
+export type BodyText = ReadText;
 
 /** The reader a user writes first: `request.text()` (the length was checked already). */
 export const readWithText: BodyText = (request) => request.text();
@@ -71,14 +65,6 @@ export const readWithTextAfterSignal: BodyText = (request) => {
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-function fail(status: number, message: string, headers?: Record<string, string>): Response {
-  return new Response(errorBody(status, message), {
-    status,
-    headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers },
-  });
-}
 
 /**
  * The exact top-level id of `text` whose parsed id is not a safe integer: a `bigint` within
@@ -100,44 +86,15 @@ function exactUnsafeId(text: string): bigint | undefined {
   return id < INT64_MIN || id > INT64_MAX ? undefined : id;
 }
 
+/** A safe id as it is; any other as its exact `bigint`, or the `400` message when it is none. */
+function exactKey(id: number, text: string): number | bigint | string {
+  if (Number.isSafeInteger(id)) return id;
+  return exactUnsafeId(text) ?? 'id must be an int64';
+}
+
 /** A fetch handler for the plant workload, with its own in-memory store of exact ids. */
 export function createBareHandler(
   readText: BodyText = readWithText,
 ): (request: Request) => Promise<Response> {
-  const plants = new Map<number | bigint, BenchPlant>();
-  return async (request) => {
-    if (new URL(request.url).pathname !== '/plants') return fail(404, 'not found');
-    if (request.method !== 'POST') return fail(405, 'method not allowed', { allow: 'POST' });
-    if (!isAuthorized(request.headers.get('authorization'))) {
-      return fail(401, 'a bearer token is required', {
-        'www-authenticate': 'Bearer realm="plant-store"',
-      });
-    }
-    if (!isJson(request.headers.get('content-type'))) return fail(415, 'unsupported media type');
-    if (Number(request.headers.get('content-length') ?? '-1') > MAX_BODY_BYTES) {
-      return fail(413, 'request body too large');
-    }
-    const text = await readText(request);
-    if (text === undefined) return fail(413, 'request body too large');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return fail(400, 'body is not valid JSON');
-    }
-    const parsed = readPlant(value);
-    if (typeof parsed === 'string') return fail(400, parsed);
-    let key: number | bigint = parsed.id;
-    if (!Number.isSafeInteger(key)) {
-      const exact = exactUnsafeId(text);
-      if (exact === undefined) return fail(400, 'id must be an int64');
-      key = exact;
-    }
-    const existing = plants.get(key);
-    if (existing === undefined) plants.set(key, parsed.plant);
-    else if (existing.name !== parsed.plant.name || existing.tag !== parsed.plant.tag) {
-      return fail(409, 'id already exists');
-    }
-    return Response.json(parsed.plant);
-  };
+  return createFetchWorkload(readText, exactKey);
 }
