@@ -6,6 +6,7 @@
  */
 
 import { attachPlainHandler, plainHandlerOf } from '../store/plain-handler.ts';
+import { pathOf } from '../store/url-path.ts';
 import { createDocsHandler, DEFAULT_DOCS_PATH, isDocsFile } from './create-docs-handler.ts';
 import type { CreateDocsHandlerOptions, FetchHandler } from './types.ts';
 
@@ -37,7 +38,7 @@ export function withDocs(
   const path = options?.path ?? DEFAULT_DOCS_PATH;
   const below = `${path}/`;
   const combined = async (request: Request): Promise<Response> => {
-    const { pathname } = new URL(request.url);
+    const pathname = pathOf(request.url);
     if (
       pathname === path ||
       (pathname.startsWith(below) &&

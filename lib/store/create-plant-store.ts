@@ -18,6 +18,7 @@ import type {
 } from '../types.ts';
 import { corsPolicyOf } from './cors-policy.ts';
 import { attachPlainHandler } from './plain-handler.ts';
+import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
 
 /** The default of `maxBodyBytes`: 100 KiB. */
@@ -164,19 +165,6 @@ const OPENAPI_METHOD_NOT_ALLOWED: ErrorReply = (() => {
   const reply = errorReply('ERR_METHOD_NOT_ALLOWED');
   return { ...reply, headers: { ...reply.headers, allow: 'GET, HEAD' } };
 })();
-
-/**
- * The path of a request's URL, which `Request` has already parsed and normalised
- * (`http://host/plants?x=1` → `/plants`): a slice rather than a `URL` object per request.
- */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start === -1) return '/';
-  const query = url.indexOf('?', start);
-  const fragment = url.indexOf('#', start);
-  const end = Math.min(query === -1 ? url.length : query, fragment === -1 ? url.length : fragment);
-  return url.slice(start, end);
-}
 
 function checkOptions(
   repository: PlantRepository,
