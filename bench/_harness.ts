@@ -115,19 +115,36 @@ export function startServer(
   mode: LoaderMode,
   nodeFlags: readonly string[] = [],
 ): Promise<RunningServer> {
+  const { args, env } = serverLaunch(name, mode);
+  return startProcess(name, [...nodeFlags, ...args], env);
+}
+
+/**
+ * How node runs a server: its arguments after node's own flags, and its environment (the
+ * standalone server's settings in place of any the parent has).
+ */
+export function serverLaunch(
+  name: ServerName,
+  mode: LoaderMode,
+): { readonly args: readonly string[]; readonly env: NodeJS.ProcessEnv } {
   const standalone = STANDALONE[name];
   if (standalone !== undefined) {
-    const entry =
+    const args =
       mode === 'build'
         ? [join(ROOT_DIR, 'dist', 'cli', 'main.js')]
         : ['--import', 'tsx', join(ROOT_DIR, 'lib', 'cli', 'main.ts')];
-    return startProcess(name, [...nodeFlags, ...entry], { ...withoutSettings(), ...standalone });
+    return { args, env: { ...withoutSettings(), ...standalone } };
   }
-  const entry =
+  const args =
     mode === 'build'
       ? [join(BUILD_DIR, `${name}.mjs`)]
       : ['--import', 'tsx', join(BENCH_DIR, 'servers', `${name}.ts`)];
-  return startProcess(name, [...nodeFlags, ...entry]);
+  return { args, env: process.env };
+}
+
+/** The URL in a server's ready line, once `stdout` holds one. */
+export function readyUrl(stdout: string): string | undefined {
+  return READY_LINE.exec(stdout)?.[1];
 }
 
 /**
@@ -164,8 +181,8 @@ export function startProcess(
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => {
       stdout += chunk;
-      const ready = READY_LINE.exec(stdout);
-      if (ready === null) return;
+      const url = readyUrl(stdout);
+      if (url === undefined) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       child.once('exit', () => live.delete(child));
@@ -177,7 +194,7 @@ export function startProcess(
         name,
         child,
         pid: child.pid as number,
-        url: ready[1] as string,
+        url,
         stderr: () => stderr,
       });
     });

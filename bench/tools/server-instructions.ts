@@ -6,8 +6,9 @@
  * for judging a change to the standalone server, and for comparing servers' work apart from the
  * machine's noise.
  *
- * Each server is bundled as `npm run bench` bundles it and started under callgrind, one output
- * file per thread. A client in this process sends `--warmup` creates over 50 keep-alive
+ * Each server is bundled as `npm run bench` bundles it (the standalone servers run from the
+ * package's build, as `npm start` runs it) and started under callgrind, one output file per
+ * thread. A client in this process sends `--warmup` creates over 50 keep-alive
  * connections (each checked for its 200), the counters are zeroed, `--requests` more creates
  * follow, and the counters are dumped. The main thread's total over those is the figure.
  * Background threads (V8's compiler and GC helpers) are left out: under valgrind they keep a
@@ -32,10 +33,12 @@ import {
   BUILD_DIR,
   buildServers,
   integerFlag,
+  readyUrl,
   type ServerName,
+  serverLaunch,
   serverNamesFlag,
 } from '../_harness.ts';
-import { READY_PREFIX, TOKEN } from '../servers/_common.ts';
+import { TOKEN } from '../servers/_common.ts';
 import { selfCostByFunction } from './callgrind-functions.ts';
 
 const { values } = parseArgs({
@@ -52,8 +55,6 @@ const requests = integerFlag('requests', values.requests);
 const functions = integerFlag('functions', values.functions, 0);
 const OUT_DIR = join(BUILD_DIR, 'callgrind');
 const CONNECTIONS = 50;
-/** The ready line a benchmark server prints, with its port. */
-const READY_LINE = new RegExp(`${READY_PREFIX}http://[^:]+:(\\d+)`);
 
 /** Sends `total` creates with ids from `firstId` over keep-alive connections; rejects on a non-200. */
 function load(port: number, total: number, firstId: number): Promise<void> {
@@ -107,6 +108,7 @@ interface Measured {
 /** Runs one server under callgrind and counts its main thread's instructions per request. */
 async function measure(name: ServerName): Promise<Measured> {
   const prefix = join(OUT_DIR, name);
+  const launch = serverLaunch(name, 'build');
   const child = spawn(
     'valgrind',
     [
@@ -115,12 +117,12 @@ async function measure(name: ServerName): Promise<Measured> {
       `--callgrind-out-file=${prefix}.%p`,
       process.execPath,
       ...(functions > 0 ? ['--perf-basic-prof'] : []),
-      join(BUILD_DIR, `${name}.mjs`),
+      ...launch.args,
     ],
     {
       // Where node leaves its isolate logs, if any.
       cwd: OUT_DIR,
-      env: { ...process.env, PORT: '0', NODE_ENV: 'production' },
+      env: { ...launch.env, PORT: '0', NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -132,8 +134,12 @@ async function measure(name: ServerName): Promise<Measured> {
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (chunk: string) => {
         stdout += chunk;
-        const ready = READY_LINE.exec(stdout);
-        if (ready !== null) resolve(Number(ready[1]));
+        const url = readyUrl(stdout);
+        if (url === undefined) return;
+        // The standalone server's access log is drained and dropped from here on.
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
+        resolve(Number(new URL(url).port));
       });
     });
     const pid = String(child.pid);
