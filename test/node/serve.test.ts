@@ -421,17 +421,23 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
       assert.equal(kept.status, 500);
       assert.equal(kept.headers.get('x-request-id'), 'client-id_1');
       await kept.text();
-      for (const unusable of ['has space', 'x'.repeat(201)]) {
-        const made = await fetch(`${handle.url}/openapi.json`, {
-          headers: { 'x-request-id': unusable },
+      // A made id: the process's random prefix, then a counter; never the same twice.
+      const MADE_ID = /^[0-9a-f]{12}-[1-9]\d*$/;
+      const made: string[] = [];
+      for (const unusable of ['has space', 'x'.repeat(201), undefined]) {
+        const answer = await fetch(`${handle.url}/openapi.json`, {
+          headers: unusable === undefined ? {} : { 'x-request-id': unusable },
         });
-        assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, unusable);
-        await made.text();
+        made.push(answer.headers.get('x-request-id') ?? '');
+        await answer.text();
       }
       // Even the answer to bytes the parser rejects carries one.
       const rejected = parseRawResponse(await rawExchange(handle.port, 'GARBAGE\r\n\r\n'));
       assert.equal(rejected.status, 400);
-      assert.match(rejected.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+      made.push(rejected.headers.get('x-request-id') ?? '');
+      for (const id of made) assert.match(id, MADE_ID);
+      assert.equal(new Set(made).size, made.length, 'each made id is new');
+      assert.equal(new Set(made.map((id) => id.split('-')[0])).size, 1, 'one prefix per process');
       // A header's name is case-insensitive (RFC 9110 section 5.1), however a client spells it.
       const shouted = parseRawResponse(
         await rawExchange(
@@ -448,7 +454,7 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
       assert.equal(first.path, '/plants');
       assert.equal(first.status, 500);
       assert.ok((first.bytesIn as number) > 0 && (first.bytesOut as number) > 0);
-      assert.equal(records.length, 5);
+      assert.equal(records.length, 6);
     } finally {
       await handle.close();
     }
