@@ -17,7 +17,11 @@ export interface RuntimeServer {
   readonly label: string;
   /** Its entry, in `bench/runtimes/servers/`. */
   readonly file: string;
-  /** Its environment on top of the bench's (`BENCH_BODY_READER` for the bare variants). */
+  /**
+   * Its environment on top of the bench's: `BENCH_BODY_READER` for the bare variants,
+   * `BENCH_KEEP_PLANTS` for plant-store with a bounded store (a decay run's heap then stays
+   * the same size, so what is left of a decay is the request path's).
+   */
   readonly env?: Readonly<Record<string, string>>;
   /** False where the framework, written as its users write it, rounds ids past 2^53. */
   readonly exactIds: boolean;
@@ -75,6 +79,18 @@ export const RUNTIME_SERVERS: readonly RuntimeServer[] = [
     exactIds: true,
     needs: 'dist',
   },
+  ...(['bun', 'deno'] as const).map(
+    (runtime): RuntimeServer => ({
+      name: `${runtime}-plant-store-bounded`,
+      runtime,
+      label: 'plant-store, its store keeping only the newest 100,000 plants',
+      file: `${runtime}-plant-store.ts`,
+      env: { BENCH_KEEP_PLANTS: '100000' },
+      exactIds: true,
+      needs: 'dist',
+      variant: true,
+    }),
+  ),
   ...(['bun', 'deno'] as const).flatMap((runtime) =>
     (['arrayBuffer', 'getReader', 'bodyThenArrayBuffer', 'signalThenText'] as const).map(
       (reader): RuntimeServer => ({
