@@ -68,6 +68,46 @@ describe('the standalone server log', () => {
     );
   });
 
+  it('writes every string of a request line as JSON.stringify would, escapes and all', () => {
+    const output = recorder();
+    const log = createLogger({ format: 'json', level: 'info' }, output);
+    const strings = [
+      '/plants',
+      'a"b',
+      'a\\b',
+      'tab\there',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      '\u00e9',
+      '\ud83c\udf31',
+      'lone \ud800',
+      'lone \udfff',
+      '',
+    ];
+    for (const text of strings) log.request({ ...RECORD, requestId: text, method: text, path: text });
+    log.flush();
+    const lines = output.lines();
+    assert.equal(lines.length, strings.length);
+    strings.forEach((text, i) => {
+      const line = lines[i] as string;
+      const { time } = JSON.parse(line) as { time: string };
+      const expected = JSON.stringify({
+        time,
+        level: 'info',
+        msg: 'request',
+        requestId: text,
+        method: text,
+        path: text,
+        status: 200,
+        durationMs: 1.235,
+        bytesIn: 205,
+        bytesOut: 220,
+      });
+      assert.equal(line, expected, JSON.stringify(text));
+    });
+  });
+
   it('writes readable text on a terminal, and nothing below the level asked for', () => {
     const tty = recorder(true);
     const text = createLogger({ format: 'auto', level: 'info' }, tty);
