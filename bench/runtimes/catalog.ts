@@ -79,18 +79,16 @@ export const RUNTIME_SERVERS: readonly RuntimeServer[] = [
     exactIds: true,
     needs: 'dist',
   },
-  ...(['bun', 'deno'] as const).map(
-    (runtime): RuntimeServer => ({
-      name: `${runtime}-plant-store-bounded`,
-      runtime,
-      label: 'plant-store, its store keeping only the newest 100,000 plants',
-      file: `${runtime}-plant-store.ts`,
-      env: { BENCH_KEEP_PLANTS: '100000' },
-      exactIds: true,
-      needs: 'dist',
-      variant: true,
-    }),
-  ),
+  ...(['bun', 'deno'] as const).map((runtime): RuntimeServer => ({
+    name: `${runtime}-plant-store-bounded`,
+    runtime,
+    label: 'plant-store, its store keeping only the newest 100,000 plants',
+    file: `${runtime}-plant-store.ts`,
+    env: { BENCH_KEEP_PLANTS: '100000' },
+    exactIds: true,
+    needs: 'dist',
+    variant: true,
+  })),
   ...(['bun', 'deno'] as const).flatMap((runtime) =>
     (['arrayBuffer', 'getReader', 'bodyThenArrayBuffer', 'signalThenText'] as const).map(
       (reader): RuntimeServer => ({

@@ -66,7 +66,7 @@ let made = 0;
 
 /**
  * A new id (`3f9a0c71e2b4-42`): this process's prefix, then a counter, as Fastify's and chi's
- * request ids are made. A UUID per request cost the standalone server 3.5% of its instructions
+ * request ids are made. A UUID per request cost the standalone server 2.5% of its instructions
  * per create (bench/RESULTS.md), and an id needs to be unique, not unguessable.
  */
 export function newRequestId(): string {

@@ -85,7 +85,8 @@ describe('the standalone server log', () => {
       'lone \udfff',
       '',
     ];
-    for (const text of strings) log.request({ ...RECORD, requestId: text, method: text, path: text });
+    for (const text of strings)
+      log.request({ ...RECORD, requestId: text, method: text, path: text });
     log.flush();
     const lines = output.lines();
     assert.equal(lines.length, strings.length);
