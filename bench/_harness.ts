@@ -319,17 +319,22 @@ export function peakRssKiB(pid: number): number | undefined {
   }
 }
 
-interface Probe {
+/** One request of a correctness check and what must come back. */
+export interface Probe {
   readonly what: string;
   readonly expect: number;
+  /** The path it is sent to (`/plants` when absent). */
+  readonly path?: string;
   readonly init: RequestInit;
+  /** The JSON body expected back, if it is checked. */
   readonly body?: unknown;
 }
 
 const AUTH = `Bearer ${TOKEN}`;
 const JSON_TYPE = 'application/json';
 
-function post(headers: Record<string, string>, body: string): RequestInit {
+/** A POST of `body` with `headers`, given up after 5 s. */
+export function post(headers: Record<string, string>, body?: string): RequestInit {
   return { method: 'POST', headers, body, signal: AbortSignal.timeout(5000) };
 }
 
@@ -381,10 +386,15 @@ export async function checkServer(url: string): Promise<string[]> {
       init: post({ authorization: AUTH, 'content-type': 'text/plain' }, '{"id":10,"name":"Fern"}'),
     },
   ];
+  return runProbes(url, probes);
+}
+
+/** Sends each probe to the server at `url` in turn; returns the failures, empty when all passed. */
+export async function runProbes(url: string, probes: readonly Probe[]): Promise<string[]> {
   const failures: string[] = [];
   for (const probe of probes) {
     try {
-      const response = await fetch(`${url}/plants`, probe.init);
+      const response = await fetch(`${url}${probe.path ?? '/plants'}`, probe.init);
       const text = await response.text();
       if (response.status !== probe.expect) {
         failures.push(

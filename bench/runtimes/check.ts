@@ -7,7 +7,7 @@
  * @module
  */
 
-import { checkServer } from '../_harness.ts';
+import { checkServer, type Probe, post, runProbes } from '../_harness.ts';
 import { TOKEN } from '../servers/_common.ts';
 
 /** What a server's check found: the contract's failures, and the exact-id ones apart. */
@@ -16,59 +16,43 @@ export interface CheckResult {
   readonly idFailures: string[];
 }
 
-interface Probe {
-  readonly what: string;
-  readonly expect: number;
-  readonly path?: string;
-  readonly method?: string;
-  /** The body's id, as JSON text; a POST with a name. */
-  readonly id?: string;
-  readonly name?: string;
+const HEADERS = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+/** A create of `name` under `id` (JSON text), expected to answer `expect` (with the name, if 200). */
+function create(what: string, expect: number, id: string, name: string): Probe {
+  return {
+    what,
+    expect,
+    init: post(HEADERS, `{"id":${id},"name":"${name}"}`),
+    body: expect === 200 ? { name } : undefined,
+  };
 }
 
-const ROUTES: readonly Probe[] = [
-  { what: 'unknown path', expect: 404, path: '/nothing', id: '20', name: 'a' },
-  { what: 'GET /plants', expect: 405, method: 'GET' },
+// Built per check: each request's 5 s timeout starts when its probe is made.
+const routes = (): Probe[] => [
+  { ...create('unknown path', 404, '20', 'a'), path: '/nothing' },
+  {
+    what: 'GET /plants',
+    expect: 405,
+    init: { headers: HEADERS, signal: AbortSignal.timeout(5000) },
+  },
 ];
 
 // Ids that a double rounds together: 2^53 + 1 and 2^53, 2^63 - 2 and 2^63 - 1. A server that
 // rounds them finds the second of each pair a conflict (409) instead of a new plant.
-const IDS: readonly Probe[] = [
-  { what: 'id 2^53 + 1', expect: 200, id: '9007199254740993', name: 'a' },
-  { what: 'id 2^53 after 2^53 + 1', expect: 200, id: '9007199254740992', name: 'b' },
-  { what: 'id int64 max', expect: 200, id: '9223372036854775807', name: 'max' },
-  { what: 'id int64 max - 1 after max', expect: 200, id: '9223372036854775806', name: 'x' },
-  { what: 'id int64 min', expect: 200, id: '-9223372036854775808', name: 'min' },
-  { what: 'identical replay of 2^53 + 1', expect: 200, id: '9007199254740993', name: 'a' },
-  { what: 'conflicting replay of int64 max', expect: 409, id: '9223372036854775807', name: 'y' },
-  { what: 'id int64 max + 1', expect: 400, id: '9223372036854775808', name: 'a' },
+const ids = (): Probe[] => [
+  create('id 2^53 + 1', 200, '9007199254740993', 'a'),
+  create('id 2^53 after 2^53 + 1', 200, '9007199254740992', 'b'),
+  create('id int64 max', 200, '9223372036854775807', 'max'),
+  create('id int64 max - 1 after max', 200, '9223372036854775806', 'x'),
+  create('id int64 min', 200, '-9223372036854775808', 'min'),
+  create('identical replay of 2^53 + 1', 200, '9007199254740993', 'a'),
+  create('conflicting replay of int64 max', 409, '9223372036854775807', 'y'),
+  create('id int64 max + 1', 400, '9223372036854775808', 'a'),
 ];
-
-async function runProbes(url: string, probes: readonly Probe[]): Promise<string[]> {
-  const failures: string[] = [];
-  for (const probe of probes) {
-    try {
-      const response = await fetch(`${url}${probe.path ?? '/plants'}`, {
-        method: probe.method ?? 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: probe.id === undefined ? undefined : `{"id":${probe.id},"name":"${probe.name}"}`,
-        signal: AbortSignal.timeout(5000),
-      });
-      const text = await response.text();
-      if (response.status !== probe.expect) {
-        failures.push(`${probe.what}: ${response.status}, expected ${probe.expect}`);
-      } else if (probe.expect === 200 && JSON.parse(text).name !== probe.name) {
-        failures.push(`${probe.what}: body ${text.slice(0, 120)}`);
-      }
-    } catch (error) {
-      failures.push(`${probe.what}: ${(error as Error).message}`);
-    }
-  }
-  return failures;
-}
 
 /** Runs the whole check on the server at `url` (a fresh process: the ids must be new to it). */
 export async function checkRuntimeServer(url: string): Promise<CheckResult> {
-  const failures = [...(await checkServer(url)), ...(await runProbes(url, ROUTES))];
-  return { failures, idFailures: await runProbes(url, IDS) };
+  const failures = [...(await checkServer(url)), ...(await runProbes(url, routes()))];
+  return { failures, idFailures: await runProbes(url, ids()) };
 }

@@ -9,8 +9,11 @@
  * @module
  */
 
-import { MAX_BODY_BYTES } from '../../servers/_common.ts';
-import { createFetchWorkload, type ReadText } from '../../servers/_fetch-workload.ts';
+import {
+  createFetchWorkload,
+  type ReadText,
+  readTextCapped,
+} from '../../servers/_fetch-workload.ts';
 
 /** How the bare handler reads a body: the whole text, or `undefined` past the limit. */
 export type BodyText = ReadText;
@@ -25,27 +28,11 @@ export const readWithArrayBuffer: BodyText = async (request) =>
   decoder.decode(await request.arrayBuffer());
 
 /**
- * A stream reader per request, counting bytes against the limit: what plant-store did for every
- * body before 39d1bb1, kept to measure that path apart from the rest of plant-store.
+ * A stream reader per request, counting bytes against the limit (the Node bench's
+ * `readTextCapped`): what plant-store did for every body before 39d1bb1, kept to measure that
+ * path apart from the rest of plant-store.
  */
-export const readWithReader: BodyText = async (request) => {
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return decoder.decode(chunks[0]);
-  return decoder.decode(new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer()));
-};
+export const readWithReader: BodyText = readTextCapped;
 
 /**
  * `arrayBuffer()` after looking at the body as plant-store's web front does (`request.body`,
