@@ -30,7 +30,8 @@ export interface RepositoryConformanceOptions {
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 const TWO_POW_53 = 2n ** 53n;
-const TWO_POW_30 = 2n ** 30n;
+/** The memory repository's run of consecutive ids that share a table. */
+const RUN = 4096n;
 
 /**
  * Registers the conformance cases for one repository under `describe(name)`.
@@ -144,22 +145,28 @@ export function describeRepositoryConformance(
       ],
       ['around -2^53', [-TWO_POW_53 + 1n, -TWO_POW_53, -TWO_POW_53 - 1n, -TWO_POW_53 - 2n]],
       ['around zero', [-1n, 0n, 1n]],
-      // A repository that splits ids into parts (the memory repository keys a safe id by its
-      // quotient and remainder by 2^30) must keep ids apart that share either part.
+      // A repository that splits ids into parts (the memory repository keys a safe id by its run
+      // of 4,096 consecutive ids and its place in that run) must keep ids apart that share
+      // either part, on both sides of zero.
       [
-        'equal in their low 30 bits or in the rest',
+        'in the same run of 4,096 or at the same place in another',
         [
           5n,
-          5n + TWO_POW_30,
-          5n + 2n * TWO_POW_30,
-          5n - TWO_POW_30,
+          5n + RUN,
+          5n + 2n * RUN,
+          5n - RUN,
           -5n,
-          -5n - TWO_POW_30,
-          TWO_POW_30,
-          -TWO_POW_30,
-          TWO_POW_30 - 1n,
-          1n - TWO_POW_30,
-          TWO_POW_53 - 1n - TWO_POW_30,
+          -5n - RUN,
+          RUN,
+          -RUN,
+          RUN - 1n,
+          1n - RUN,
+          RUN + 1n,
+          -RUN - 1n,
+          -1n,
+          RUN - 5n,
+          TWO_POW_53 - 1n - RUN,
+          -TWO_POW_53 + 1n + RUN,
         ],
       ],
     ] as const) {
