@@ -115,9 +115,15 @@ export function answerPlain(
       // Node's HTTP parser refuses a Content-Length that is not plain digits, or given twice.
       declaredLength: contentLength === null ? -1 : Number(contentLength),
       hasBody: transferEncoding !== null || contentLength !== null,
-      readBody: (maxBytes, sink) => readRequestBody(req, res, maxBytes, sink),
+      // Methods, not arrow functions: tsx (esbuild's keepNames) names every arrow function
+      // a property holds, one `Object.defineProperty` per request (bench/RESULTS.md).
+      readBody(maxBytes, sink) {
+        readRequestBody(req, res, maxBytes, sink);
+      },
       client: new ConnectionWatch(res),
-      requestId: () => requestIdOf(req),
+      requestId() {
+        return requestIdOf(req);
+      },
     },
     (reply) => {
       try {
