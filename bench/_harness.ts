@@ -178,16 +178,17 @@ export function startProcess(
       reject(new Error(`${error.message}\n${stderr}`));
     };
     child.once('exit', (code) => fail(new Error(`${name} exited (${code}) before it was ready`)));
-    child.stdout?.setEncoding('utf8');
-    child.stdout?.on('data', (chunk: string) => {
-      stdout += chunk;
+    // Read as bytes: with an encoding set, every later chunk of the access log would be
+    // decoded too, on whichever core this process is scheduled.
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('latin1');
       const url = readyUrl(stdout);
       if (url === undefined) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       child.once('exit', () => live.delete(child));
       // From here on stdout (the standalone server's access log) is drained and dropped, as a
-      // log collector would read it, without collecting it here.
+      // log collector would read it, without decoding or collecting it here.
       child.stdout?.removeAllListeners('data');
       child.stdout?.resume();
       resolve({
