@@ -15,9 +15,9 @@ export interface CreateMemoryRepositoryOptions {
 const CREATED: CreatePlantOutcome = Object.freeze({ created: true });
 
 /**
- * How many consecutive ids share a table. Small tables keep a run of new ids in a few cache
- * lines and out of the collector's way; one table of millions made Bun's throughput fall
- * under load (bench/RESULTS.md, "A table per 4,096 ids").
+ * How many consecutive ids share a table. New ids then fill one small table at a time, which
+ * stays in cache and is left alone once full; one table of millions made Bun's throughput fall
+ * under load (bench/RESULTS.md, "a table per 4,096 ids").
  */
 const TABLE_SIZE = 4096;
 
