@@ -2,7 +2,7 @@
  * `store-tables.ts`: what keeping plants costs per create as the memory store grows, in
  * process, for the memory repository as built (`dist/`) against the same plants in one `Map`
  * (the layout before it kept a table per run of 4,096 ids). Each create also makes some garbage,
- * as a request does, so the collector runs as it does in a server.
+ * as a request does, so that the collector runs as it does in a server.
  *
  * Prints nanoseconds per create for each window of `--window` creates, ids counting up from
  * `--first` as the bench's are. Needs `npm run build` first; runs on Node, Bun and Deno alike:
@@ -24,9 +24,15 @@ const { values } = parseArgs({
     first: { type: 'string', default: '1000000000' },
   },
 });
-const windows = Number(values.windows);
-const window = Number(values.window);
-let id = BigInt(values.first);
+/** A flag's value as a positive integer, or a clear error. */
+function positive(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new TypeError(`--${name} must be an integer >= 1`);
+  return n;
+}
+const windows = positive('windows', values.windows);
+const window = positive('window', values.window);
+let id = BigInt(positive('first', values.first));
 
 type Create = (plant: PlantStore.NewPlant) => unknown;
 
@@ -41,6 +47,7 @@ function oneMap(): Create {
   };
 }
 
+/** The memory repository of the build, as `createPlantStore` uses it by default. */
 async function repository(): Promise<Create> {
   const url = new URL('../../dist/index.js', import.meta.url);
   const { createMemoryRepository } = (await import(url.href)) as typeof PlantStore;
@@ -58,7 +65,7 @@ const perCreate: string[] = [];
 for (let w = 0; w < windows; w++) {
   const started = performance.now();
   for (let i = 0; i < window; i++) {
-    // About a request's worth of short-lived objects, then the create.
+    // Some short-lived objects, as a request makes, then the create.
     const text = JSON.stringify({ id: String(id), name: `Monstera ${i}`, headers: [i, i + 1] });
     const parsed = JSON.parse(text) as { name: string };
     create({ id, name: parsed.name });
