@@ -15,11 +15,12 @@ export interface CreateMemoryRepositoryOptions {
 const CREATED: CreatePlantOutcome = Object.freeze({ created: true });
 
 /**
- * How many consecutive ids share a table. New ids then fill one small table at a time, which
- * stays in cache and is left alone once full; one table of millions made Bun's throughput fall
- * under load (bench/RESULTS.md, "a table per 4,096 ids").
+ * How many consecutive ids share a table. New ids then fill one table at a time, which is left
+ * alone once full: one table of millions made Bun's throughput fall under load. Smaller tables
+ * did no better there and cost memory when ids are random, each then holding few plants
+ * (bench/RESULTS.md, "a table per 65,536 ids").
  */
-const TABLE_SIZE = 4096;
+const TABLE_SIZE = 65_536;
 
 /**
  * Creates the in-memory `PlantRepository`, the store's default: plants live in `Map`s keyed by
@@ -51,7 +52,7 @@ export function createMemoryRepository(
   }
   let count = 0;
   // A safe id (|id| < 2^53) is keyed by two numbers: its run of TABLE_SIZE ids picks the table,
-  // its place in the run the entry. Both are small integers for ids below 2^42 in size, which V8
+  // its place in the run the entry. Both are small integers for ids below 2^46 in size, which V8
   // keeps unboxed, so no key is a heap object to allocate, follow on each lookup and move in each
   // scavenge (`bigint` keys cost the standalone server 6% of its req/s: bench/RESULTS.md). Every
   // other id is kept in one more table, by its `bigint`.
