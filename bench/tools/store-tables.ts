@@ -1,7 +1,7 @@
 /**
  * `store-tables.ts`: what keeping plants costs per create as the memory store grows, in
  * process, for the memory repository as built (`dist/`) against the same plants in one `Map`
- * (the layout before it kept a table per run of 4,096 ids). Each create also makes some garbage,
+ * (the layout before it kept a table per run of 65,536 ids). Each create also makes some garbage,
  * as a request does, so that the collector runs as it does in a server.
  *
  * Prints nanoseconds per create for each window of `--window` creates, ids counting up from
