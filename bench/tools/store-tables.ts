@@ -9,12 +9,14 @@
  *
  *   node --import tsx bench/tools/store-tables.ts --store one-map
  *   bun bench/tools/store-tables.ts --store repository
+ *   deno run --allow-read bench/tools/store-tables.ts
  *
  * Flags: --store repository|one-map (repository) --windows <n> (10) --window <n> (400000)
  *        --first <id> (1000000000)
  */
 import { parseArgs } from 'node:util';
 import type * as PlantStore from '../../lib/index.ts';
+import { integerFlag } from '../_harness.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,15 +26,9 @@ const { values } = parseArgs({
     first: { type: 'string', default: '1000000000' },
   },
 });
-/** A flag's value as a positive integer, or a clear error. */
-function positive(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new TypeError(`--${name} must be an integer >= 1`);
-  return n;
-}
-const windows = positive('windows', values.windows);
-const window = positive('window', values.window);
-let id = BigInt(positive('first', values.first));
+const windows = integerFlag('windows', values.windows);
+const window = integerFlag('window', values.window);
+let id = BigInt(integerFlag('first', values.first));
 
 type Create = (plant: PlantStore.NewPlant) => unknown;
 
