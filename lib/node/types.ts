@@ -96,8 +96,8 @@ export interface ServeOptions extends ToNodeListenerOptions {
   readonly shutdownTimeout?: number | undefined;
   /**
    * Gives every request an `X-Request-Id`: the client's when it is 1-200 visible ASCII
-   * characters, else a new one (`3f9a0c71e2b4-42`: a random prefix per process, then a
-   * counter). It is sent back on every response (and on the answers to requests the parser
+   * characters, else a new one (`3f9a0c71e2b4-2a`: a random prefix per process, then a
+   * hexadecimal counter). It is sent back on every response (and on the answers to requests the parser
    * rejects), reaches the handler's `Request` and a store's `onError` context. Setting it per
    * response costs a little: off unless asked.
    * @default false

@@ -20,7 +20,7 @@ import {
 
 const TOKEN = 'operator-token-1';
 /** An id the server made: its random prefix, then a counter. */
-const MADE_ID = /^[0-9a-f]{12}-[1-9]\d*$/;
+const MADE_ID = /^[0-9a-f]{12}-[1-9a-f][0-9a-f]*$/;
 
 /** The child's stdout lines that are JSON log lines, parsed. */
 function logLines(child: Child): Record<string, unknown>[] {

@@ -422,7 +422,7 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
       assert.equal(kept.headers.get('x-request-id'), 'client-id_1');
       await kept.text();
       // A made id: the process's random prefix, then a counter; never the same twice.
-      const MADE_ID = /^[0-9a-f]{12}-[1-9]\d*$/;
+      const MADE_ID = /^[0-9a-f]{12}-[1-9a-f][0-9a-f]*$/;
       const made: string[] = [];
       for (const unusable of ['has space', 'x'.repeat(201), undefined]) {
         const answer = await fetch(`${handle.url}/openapi.json`, {
