@@ -1,0 +1,138 @@
+/**
+ * `promoted.ts`: what each server's requests leave behind for V8's old generation. Node's
+ * `--trace-gc-nvp` reports every collection; over one wrk run after a warm-up, this sums the
+ * bytes the scavenges promoted (copied out of the young generation, to be freed only by a
+ * mark-compact), the scavenges' pauses and the other collections'. Bytes that outlive their
+ * request make scavenges longer and mark-compacts more frequent, and with them the latency's
+ * tail; a made request id's decimal text was found this way (bench/RESULTS.md).
+ *
+ * Each server runs as `npm run bench` runs it (the standalone servers from the package's build),
+ * pinned to core 0 with wrk on core 1, a fresh process per server, one after the other.
+ *
+ * Flags: --servers a,b (node-http,fastify,plant-store,standalone-quiet) --duration <s> (10)
+ *        --warmup <s> (3)
+ */
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import {
+  buildServers,
+  integerFlag,
+  readyUrl,
+  runWrk,
+  SERVER_CORE,
+  type ServerName,
+  serverLaunch,
+  serverNamesFlag,
+} from '../_harness.ts';
+
+const { values } = parseArgs({
+  options: {
+    servers: { type: 'string', default: 'node-http,fastify,plant-store,standalone-quiet' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+  },
+});
+const names = serverNamesFlag(values.servers);
+const duration = integerFlag('duration', values.duration);
+const warmup = integerFlag('warmup', values.warmup, 0);
+
+/** What one server's collections came to over the measured run. */
+interface Collections {
+  requests: number;
+  scavenges: number;
+  scavengeMs: number;
+  promotedBytes: number;
+  others: number;
+  otherMs: number;
+}
+
+/** A number field of a `--trace-gc-nvp` line (`promoted=1234`), or 0. */
+function field(line: string, name: string): number {
+  const match = new RegExp(` ${name}=([0-9.]+)`).exec(line);
+  return match === null ? 0 : Number(match[1]);
+}
+
+/** Serves one server under `--trace-gc-nvp`, loads it, and sums the measured run's collections. */
+async function measure(name: ServerName): Promise<Collections> {
+  const launch = serverLaunch(name, 'build');
+  const child = spawn(
+    'taskset',
+    ['-c', SERVER_CORE, process.execPath, '--trace-gc-nvp', ...launch.args],
+    {
+      env: { ...launch.env, PORT: '0', NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const totals: Collections = {
+    requests: 0,
+    scavenges: 0,
+    scavengeMs: 0,
+    promotedBytes: 0,
+    others: 0,
+    otherMs: 0,
+  };
+  let measuring = false;
+  let head = '';
+  let pending = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready`)));
+    child.stdout.setEncoding('latin1');
+    child.stdout.on('data', (chunk: string) => {
+      if (readyUrl(head) === undefined) {
+        head += chunk;
+        const ready = readyUrl(head);
+        if (ready !== undefined) resolve(ready);
+      }
+      // Whole lines only; the standalone server's access log lines are not collections.
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      if (!measuring) return;
+      for (const line of lines) {
+        if (!line.includes(' pause=')) continue;
+        const pause = field(line, 'pause');
+        if (line.includes(' gc=s ')) {
+          totals.scavenges += 1;
+          totals.scavengeMs += pause;
+          totals.promotedBytes += field(line, 'promoted');
+        } else {
+          totals.others += 1;
+          totals.otherMs += pause;
+        }
+      }
+    });
+  });
+  try {
+    if (warmup > 0) {
+      await runWrk({ url, seconds: warmup, connections: 50, threads: 1, idOffset: 1e12 });
+    }
+    measuring = true;
+    const run = await runWrk({ url, seconds: duration, connections: 50, threads: 1, idOffset: 0 });
+    // The lines of the run's last collections may still be in the pipe.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    measuring = false;
+    totals.requests = run.requests;
+    return totals;
+  } finally {
+    child.removeAllListeners('exit');
+    child.kill('SIGKILL');
+  }
+}
+
+await buildServers(names);
+const rows: string[] = [];
+for (const name of names) {
+  const c = await measure(name);
+  process.stderr.write(`${name}: ${c.requests} requests, ${c.scavenges} scavenges\n`);
+  rows.push(
+    `| ${name} | ${c.requests} | ${c.scavenges} | ${c.scavengeMs.toFixed(0)} | ` +
+      `${(c.promotedBytes / 1e6).toFixed(1)} | ${(c.promotedBytes / c.requests).toFixed(1)} | ` +
+      `${c.others} | ${c.otherMs.toFixed(0)} |`,
+  );
+}
+process.stdout.write(
+  `\nNode ${process.version}; wrk -t1 -c50 -d${duration}s after ${warmup} s of warm-up; ` +
+    `node --trace-gc-nvp, the measured run's collections\n\n` +
+    '| server | requests | scavenges | their pauses, ms | promoted MB | promoted bytes per request | other collections | their pauses, ms |\n' +
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n' +
+    `${rows.join('\n')}\n`,
+);
