@@ -70,8 +70,8 @@ let made = 0;
  * per create (bench/RESULTS.md), and an id needs to be unique, not unguessable.
  *
  * The counter is written in hexadecimal: V8 keeps the decimal text of a number in a cache, so
- * every decimal counter outlived its request and was copied out of the young generation, seven
- * times the bytes the store itself keeps per create (bench/RESULTS.md, "the request id's text").
+ * every decimal counter outlived its request and was copied out of the young generation, most
+ * of the bytes the standalone server promoted (bench/RESULTS.md, "the request id's text").
  */
 export function newRequestId(): string {
   made += 1;

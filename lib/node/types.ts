@@ -97,9 +97,9 @@ export interface ServeOptions extends ToNodeListenerOptions {
   /**
    * Gives every request an `X-Request-Id`: the client's when it is 1-200 visible ASCII
    * characters, else a new one (`3f9a0c71e2b4-2a`: a random prefix per process, then a
-   * hexadecimal counter). It is sent back on every response (and on the answers to requests the parser
-   * rejects), reaches the handler's `Request` and a store's `onError` context. Setting it per
-   * response costs a little: off unless asked.
+   * hexadecimal counter). It is sent back on every response (and on the answers to requests the
+   * parser rejects), reaches the handler's `Request` and a store's `onError` context. Setting it
+   * per response costs a little: off unless asked.
    * @default false
    */
   readonly requestIds?: boolean | undefined;
