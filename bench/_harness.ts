@@ -108,15 +108,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 /**
  * Starts a server pinned to `SERVER_CORE` (taskset execs node, so the pid is node's) and waits
- * for its ready line, at most 20 s.
+ * for its ready line, at most 20 s. `onStdout` hears what the server prints after that line (a
+ * GC trace, say); without it, that output is drained and dropped.
  */
 export function startServer(
   name: ServerName,
   mode: LoaderMode,
   nodeFlags: readonly string[] = [],
+  onStdout?: (chunk: Buffer) => void,
 ): Promise<RunningServer> {
   const { args, env } = serverLaunch(name, mode);
-  return startProcess(name, [...nodeFlags, ...args], env);
+  return startProcess(name, [...nodeFlags, ...args], env, process.execPath, onStdout);
 }
 
 /**
@@ -156,6 +158,7 @@ export function startProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
   executable: string = process.execPath,
+  onStdout?: (chunk: Buffer) => void,
 ): Promise<RunningServer> {
   const child = spawn('taskset', ['-c', SERVER_CORE, executable, ...args], {
     cwd: ROOT_DIR,
@@ -188,9 +191,10 @@ export function startProcess(
       child.removeAllListeners('exit');
       child.once('exit', () => live.delete(child));
       // From here on stdout (the standalone server's access log) is drained and dropped, as a
-      // log collector would read it, without decoding or collecting it here.
+      // log collector would read it, without decoding or collecting it here, unless asked for.
       child.stdout?.removeAllListeners('data');
-      child.stdout?.resume();
+      if (onStdout === undefined) child.stdout?.resume();
+      else child.stdout?.on('data', onStdout);
       resolve({
         name,
         child,

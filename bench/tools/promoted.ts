@@ -12,17 +12,15 @@
  * Flags: --servers a,b (node-http,fastify,plant-store,standalone-quiet) --duration <s> (10)
  *        --warmup <s> (3)
  */
-import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import {
   buildServers,
   integerFlag,
-  readyUrl,
   runWrk,
-  SERVER_CORE,
   type ServerName,
-  serverLaunch,
   serverNamesFlag,
+  startServer,
+  stopServer,
 } from '../_harness.ts';
 
 const { values } = parseArgs({
@@ -54,15 +52,6 @@ function field(line: string, name: string): number {
 
 /** Serves one server under `--trace-gc-nvp`, loads it, and sums the measured run's collections. */
 async function measure(name: ServerName): Promise<Collections> {
-  const launch = serverLaunch(name, 'build');
-  const child = spawn(
-    'taskset',
-    ['-c', SERVER_CORE, process.execPath, '--trace-gc-nvp', ...launch.args],
-    {
-      env: { ...launch.env, PORT: '0', NODE_ENV: 'production' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
   const totals: Collections = {
     requests: 0,
     scavenges: 0,
@@ -72,36 +61,27 @@ async function measure(name: ServerName): Promise<Collections> {
     otherMs: 0,
   };
   let measuring = false;
-  let head = '';
   let pending = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready`)));
-    child.stdout.setEncoding('latin1');
-    child.stdout.on('data', (chunk: string) => {
-      if (readyUrl(head) === undefined) {
-        head += chunk;
-        const ready = readyUrl(head);
-        if (ready !== undefined) resolve(ready);
+  const server = await startServer(name, 'build', ['--trace-gc-nvp'], (chunk) => {
+    // Whole lines only; the standalone server's access log lines are not collections.
+    const lines = (pending + chunk.toString('latin1')).split('\n');
+    pending = lines.pop() ?? '';
+    if (!measuring) return;
+    for (const line of lines) {
+      if (!line.includes(' pause=')) continue;
+      const pause = field(line, 'pause');
+      if (line.includes(' gc=s ')) {
+        totals.scavenges += 1;
+        totals.scavengeMs += pause;
+        totals.promotedBytes += field(line, 'promoted');
+      } else {
+        totals.others += 1;
+        totals.otherMs += pause;
       }
-      // Whole lines only; the standalone server's access log lines are not collections.
-      const lines = (pending + chunk).split('\n');
-      pending = lines.pop() ?? '';
-      if (!measuring) return;
-      for (const line of lines) {
-        if (!line.includes(' pause=')) continue;
-        const pause = field(line, 'pause');
-        if (line.includes(' gc=s ')) {
-          totals.scavenges += 1;
-          totals.scavengeMs += pause;
-          totals.promotedBytes += field(line, 'promoted');
-        } else {
-          totals.others += 1;
-          totals.otherMs += pause;
-        }
-      }
-    });
+    }
   });
   try {
+    const { url } = server;
     if (warmup > 0) {
       await runWrk({ url, seconds: warmup, connections: 50, threads: 1, idOffset: 1e12 });
     }
@@ -113,8 +93,7 @@ async function measure(name: ServerName): Promise<Collections> {
     totals.requests = run.requests;
     return totals;
   } finally {
-    child.removeAllListeners('exit');
-    child.kill('SIGKILL');
+    await stopServer(server);
   }
 }
 
