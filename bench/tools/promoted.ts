@@ -6,6 +6,13 @@
  * request make scavenges longer and mark-compacts more frequent, and with them the latency's
  * tail; a made request id's decimal text was found this way (bench/RESULTS.md).
  *
+ * For the other collections (mark-compacts, mostly) it also sums their marking on the main thread
+ * and on V8's background threads, and lists the heap growing factor V8 chose after each (from
+ * `--trace-gc-verbose`) with the speed ratio it chose it from: the smaller the factor, the sooner
+ * the next mark-compact. V8 counts only the main thread's marking in that ratio, which is why it
+ * collects plant-store's heap more often than Fastify's (bench/RESULTS.md, "why V8 runs more
+ * mark-compacts").
+ *
  * Each server runs as `npm run bench` runs it (the standalone servers from the package's build),
  * pinned to core 0 with wrk on core 1, a fresh process per server, one after the other.
  *
@@ -42,7 +49,17 @@ interface Collections {
   promotedBytes: number;
   others: number;
   otherMs: number;
+  mainMarkingMs: number;
+  backgroundMarkingMs: number;
+  /** Each growing factor V8 chose, with its speed ratio: `1.2 (R 173)`. */
+  factors: string[];
 }
+
+/** Every collection as one line of fields, and V8's heap growing decisions. */
+const TRACE_FLAGS = ['--trace-gc-nvp', '--trace-gc-verbose'];
+
+/** V8's choice of the old generation's growing factor, after a mark-compact (`--trace-gc-verbose`). */
+const GROWING_FACTOR = /\[HeapController\] factor ([0-9.]+) based on .*speed_ratio=([0-9]+)/;
 
 /** A number field of a `--trace-gc-nvp` line (`promoted=1234`), or 0. */
 function field(line: string, name: string): number {
@@ -59,15 +76,20 @@ async function measure(name: ServerName): Promise<Collections> {
     promotedBytes: 0,
     others: 0,
     otherMs: 0,
+    mainMarkingMs: 0,
+    backgroundMarkingMs: 0,
+    factors: [],
   };
   let measuring = false;
   let pending = '';
-  const server = await startServer(name, 'build', ['--trace-gc-nvp'], (chunk) => {
+  const server = await startServer(name, 'build', TRACE_FLAGS, (chunk) => {
     // Whole lines only; the standalone server's access log lines are not collections.
     const lines = (pending + chunk.toString('latin1')).split('\n');
     pending = lines.pop() ?? '';
     if (!measuring) return;
     for (const line of lines) {
+      const factor = GROWING_FACTOR.exec(line);
+      if (factor !== null) totals.factors.push(`${factor[1]} (R ${factor[2]})`);
       if (!line.includes(' pause=')) continue;
       const pause = field(line, 'pause');
       if (line.includes(' gc=s ')) {
@@ -77,6 +99,8 @@ async function measure(name: ServerName): Promise<Collections> {
       } else {
         totals.others += 1;
         totals.otherMs += pause;
+        totals.mainMarkingMs += field(line, 'incremental') + field(line, 'mark');
+        totals.backgroundMarkingMs += field(line, 'background.mark');
       }
     }
   });
@@ -105,13 +129,14 @@ for (const name of names) {
   rows.push(
     `| ${name} | ${c.requests} | ${c.scavenges} | ${c.scavengeMs.toFixed(0)} | ` +
       `${(c.promotedBytes / 1e6).toFixed(1)} | ${(c.promotedBytes / c.requests).toFixed(1)} | ` +
-      `${c.others} | ${c.otherMs.toFixed(0)} |`,
+      `${c.others} | ${c.otherMs.toFixed(0)} | ${c.mainMarkingMs.toFixed(0)} | ` +
+      `${c.backgroundMarkingMs.toFixed(0)} | ${c.factors.join(', ') || '-'} |`,
   );
 }
 process.stdout.write(
   `\nNode ${process.version}; wrk -t1 -c50 -d${duration}s after ${warmup} s of warm-up; ` +
-    `node --trace-gc-nvp, the measured run's collections\n\n` +
-    '| server | requests | scavenges | their pauses, ms | promoted MB | promoted bytes per request | other collections | their pauses, ms |\n' +
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n' +
+    `node --trace-gc-nvp --trace-gc-verbose, the measured run's collections\n\n` +
+    '| server | requests | scavenges | their pauses, ms | promoted MB | promoted bytes per request | other collections | their pauses, ms | their marking on the main thread, ms | on background threads, ms | growing factors V8 chose (speed ratio) |\n' +
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n' +
     `${rows.join('\n')}\n`,
 );
