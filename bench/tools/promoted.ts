@@ -9,9 +9,9 @@
  * For the other collections (mark-compacts, mostly) it also sums their marking on the main thread
  * and on V8's background threads, and lists the heap growing factor V8 chose after each (from
  * `--trace-gc-verbose`) with the speed ratio it chose it from: the smaller the factor, the sooner
- * the next mark-compact. V8 counts only the main thread's marking in that ratio, which is why it
- * collects plant-store's heap more often than Fastify's (bench/RESULTS.md, "why V8 runs more
- * mark-compacts").
+ * the next mark-compact. V8 counts only the main thread's marking in that ratio, which is why,
+ * on Node 20, it collects plant-store's heap more often than Fastify's (bench/RESULTS.md, "why V8
+ * runs more mark-compacts"; on Node 22 and 24 it chose the smallest factor for Fastify too).
  *
  * Each server runs as `npm run bench` runs it (the standalone servers from the package's build),
  * pinned to core 0 with wrk on core 1, a fresh process per server, one after the other.
