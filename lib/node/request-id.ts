@@ -62,18 +62,35 @@ export function assignedRequestId(req: IncomingMessage): string | undefined {
  * of restarts do not collide in one log store.
  */
 const PROCESS_PREFIX = `${randomBytes(6).toString('hex')}-`;
-let made = 0;
+/** The last id made, as character codes: the prefix, then a counter in hexadecimal. */
+const lastId = Array.from(`${PROCESS_PREFIX}0`, (char) => char.charCodeAt(0));
 
 /**
  * A new id (`3f9a0c71e2b4-2a`): this process's prefix, then a counter, as Fastify's and chi's
  * request ids are made. A UUID per request cost the standalone server 2.5% of its instructions
  * per create (bench/RESULTS.md), and an id needs to be unique, not unguessable.
  *
- * The counter is written in hexadecimal: V8 keeps the decimal text of a number in a cache, so
- * every decimal counter outlived its request and was copied out of the young generation, most
- * of the bytes the standalone server promoted (bench/RESULTS.md, "the request id's text").
+ * The counter is hexadecimal, counted up in the id's own character codes, and the id is made
+ * from them in one piece. Both are for node's header check, which runs a regular expression on
+ * every header value: on the prefix joined to the counter's text (two strings V8 keeps as a pair
+ * until something reads them) it ran through a runtime call, about 1,300 instructions a response
+ * (bench/RESULTS.md, "the request id's runtime call"). A decimal counter's text would also
+ * outlive its request in V8's number-string cache.
  */
 export function newRequestId(): string {
-  made += 1;
-  return PROCESS_PREFIX + made.toString(16);
+  countUp(lastId, PROCESS_PREFIX.length);
+  return String.fromCharCode(...lastId);
+}
+
+/** Adds one to the hexadecimal number that `codes` spells from `start` on, in place. */
+function countUp(codes: number[], start: number): void {
+  for (let i = codes.length - 1; i >= start; i--) {
+    const code = codes[i] as number;
+    if (code !== 102 /* f */) {
+      codes[i] = code === 57 /* 9 */ ? 97 /* a */ : code + 1;
+      return;
+    }
+    codes[i] = 48; /* 0 */
+  }
+  codes.splice(start, 0, 49 /* 1 */); // every digit was f: the number gains one
 }

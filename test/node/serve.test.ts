@@ -460,6 +460,27 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
     }
   });
 
+  it('counts made ids on in hexadecimal, across every carry (f to 10, ff to 100)', async () => {
+    const { store } = testStore();
+    const handle = await serve({ fetch: store.fetch, port: 0, requestIds: true });
+    try {
+      // 300 ids in a row pass at least one multiple of 256, wherever the process's counter is.
+      const counters: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const answer = await fetch(`${handle.url}/openapi.json`);
+        await answer.text();
+        const id = answer.headers.get('x-request-id') ?? '';
+        assert.match(id, /^[0-9a-f]{12}-[1-9a-f][0-9a-f]*$/);
+        counters.push(Number.parseInt(id.slice(13), 16));
+      }
+      const steps = counters.slice(1).map((counter, i) => counter - (counters[i] as number));
+      assert.deepEqual(new Set(steps), new Set([1]), 'each id is the one before it, plus one');
+      assert.ok(counters.some((counter) => counter % 256 === 0));
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('throws a TypeError for an observing option of the wrong type', async () => {
     const { store } = testStore();
     for (const options of [{ requestIds: 'yes' }, { onRequestEnd: 'log' }]) {
