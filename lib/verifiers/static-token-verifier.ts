@@ -39,7 +39,9 @@ export function createStaticTokenVerifier(
         'createStaticTokenVerifier takes tokens that are RFC 6750 b64tokens (letters, digits, -._~+/, then optional =)',
       );
     }
-    return token;
+    // Kept as character codes: the compare then reads one string a step, not two (about 300
+    // fewer instructions a request, bench/RESULTS.md, "the token's compare").
+    return Array.from(token, (char) => char.charCodeAt(0));
   });
   if (secrets.length === 0) {
     throw new TypeError('createStaticTokenVerifier needs at least one token');
@@ -59,11 +61,11 @@ export function createStaticTokenVerifier(
  * `subtle.ConstantTimeCompare`, another length answers at once (a length is no secret), and the
  * same length compares every code unit without an early exit.
  */
-function equalsInConstantTime(presented: string, secret: string): boolean {
+function equalsInConstantTime(presented: string, secret: readonly number[]): boolean {
   if (presented.length !== secret.length) return false;
   let difference = 0;
   for (let i = 0; i < secret.length; i++) {
-    difference |= presented.charCodeAt(i) ^ secret.charCodeAt(i);
+    difference |= presented.charCodeAt(i) ^ (secret[i] as number);
   }
   return difference === 0;
 }
