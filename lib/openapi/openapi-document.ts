@@ -179,16 +179,6 @@ export const openApiDocument = {
   },
 } as const;
 
-/** Where the served document's server URL goes: a string no origin can be. */
-const SERVER_SLOT = JSON.stringify('\u0000server\u0000');
-// The document as JSON, cut where the server's URL goes: serving it costs a concatenation.
-const [BEFORE_SERVER, AFTER_SERVER] = JSON.stringify({
-  ...openApiDocument,
-  servers: [{ url: JSON.parse(SERVER_SLOT), description: 'The server this document came from.' }],
-}).split(SERVER_SLOT) as [string, string];
-let lastOrigin = '';
-let lastJson = '';
-
 /**
  * The OpenAPI document as `fetch` serves it: JSON whose one server is `origin`, the origin the
  * document was fetched from, so that a reference page's "try it" and a client generated from
@@ -203,10 +193,9 @@ let lastJson = '';
  * ```
  */
 export function openApiJsonFor(origin: string): string {
-  // Every request of a server names the same origin, bar a few: the last one is kept.
-  if (origin !== lastOrigin) {
-    lastJson = BEFORE_SERVER + JSON.stringify(origin) + AFTER_SERVER;
-    lastOrigin = origin;
-  }
-  return lastJson;
+  // Made for each request: a reference page or a client generator asks for it now and then.
+  return JSON.stringify({
+    ...openApiDocument,
+    servers: [{ url: origin, description: 'The server this document came from.' }],
+  });
 }
