@@ -23,6 +23,7 @@ import { bearerToken } from './bearer-token.ts';
 import { isOutcome, isThenable, isVerdict, malformedAnswer } from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
 import type { Deadline, Deadlines } from './deadlines.ts';
+import { jsonString } from './json-text.ts';
 import { isJsonUtf8 } from './media-type.ts';
 import type { BodyReadFailure, BodySink, PlainRequest, Reply } from './plain-request.ts';
 import { readJsonPlant } from './read-json-plant.ts';
@@ -190,11 +191,9 @@ class PlantCreate implements Deadline, BodySink {
         return errorReply('ERR_ID_CONFLICT');
       }
     }
-    return {
-      status: 200,
-      headers: JSON_HEADERS,
-      body: JSON.stringify({ name: plant.name, tag: plant.tag }),
-    };
+    // The Plant as JSON.stringify writes it (no tag when absent), without its call.
+    const tag = plant.tag === undefined ? '' : `,"tag":${jsonString(plant.tag)}`;
+    return { status: 200, headers: JSON_HEADERS, body: `{"name":${jsonString(plant.name)}${tag}}` };
   }
 
   /**

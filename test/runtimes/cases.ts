@@ -892,6 +892,23 @@ describe('handleCreatePlant: 7. shape', () => {
     }
   });
 
+  it('answers the Plant as the very text JSON.stringify gives, escapes and all', async (t) => {
+    const { store } = t.testStore();
+    const plants: Array<[string, string | undefined]> = [
+      ['Monstera', undefined],
+      ['Monstera deliciosa', 'aroid'],
+      [' !#[]~', '"quoted" \\ back/slash'],
+      ['\u007f\u0080\u00e9', '\u2028\n\t\u0001'],
+      ['🌵', ''],
+    ];
+    for (const [i, [name, tag]] of plants.entries()) {
+      const request = plantRequest(json({ id: i + 1, name, tag }));
+      const response = await t.deliver(store.handleCreatePlant, request);
+      assert.equal(response.status, 200);
+      assert.equal(await response.text(), JSON.stringify({ name, tag }), JSON.stringify(name));
+    }
+  });
+
   it('ignores and does not store fields it does not declare', async (t) => {
     const { response, repository } = await create(
       t,
