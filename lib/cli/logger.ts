@@ -13,6 +13,7 @@
 
 import type { ErrorContext } from '../index.ts';
 import type { RequestRecord } from '../node.ts';
+import { jsonString } from '../operation/json-text.ts';
 import type { LogSettings } from './operator-settings.ts';
 
 /** The log's lines, by what they report. */
@@ -160,14 +161,13 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
 /**
  * A request line as JSON, the same text `JSON.stringify` gives for its fields in this order,
  * written out: the one line per request, so its cost is the log's cost (`npm run bench --
- * --servers standalone,standalone-quiet`). Strings a client chose go through `JSON.stringify`.
+ * --servers standalone,standalone-quiet`). Strings a client chose go through `jsonString`.
  */
 function requestJson(time: string, record: RequestRecord): string {
-  const id =
-    record.requestId === undefined ? '' : `,"requestId":${JSON.stringify(record.requestId)}`;
+  const id = record.requestId === undefined ? '' : `,"requestId":${jsonString(record.requestId)}`;
   return (
     `{"time":"${time}","level":"info","msg":"request"${id},` +
-    `"method":${JSON.stringify(record.method)},"path":${JSON.stringify(record.path)},` +
+    `"method":${jsonString(record.method)},"path":${jsonString(record.path)},` +
     `"status":${record.status},"durationMs":${Math.round(record.durationMs * 1000) / 1000},` +
     `"bytesIn":${record.bytesIn},"bytesOut":${record.bytesOut}}\n`
   );
