@@ -116,12 +116,40 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   window.unref();
 
   const logsRequests = format !== 'off' && threshold <= LEVELS.info;
+  // A request line as JSON, the same text `JSON.stringify` gives for its fields in this order,
+  // written out: the one line per request, so its cost is the log's cost (`npm run bench --
+  // --servers standalone,standalone-quiet`). Strings a client chose go through `jsonString`.
+  // What repeats from line to line is made once: the opening, once per millisecond; the method
+  // and path, when they change (about 1,500 instructions a line, bench/RESULTS.md).
+  let openingTime = '';
+  let opening = '';
+  let method = '';
+  let path = '';
+  let methodAndPath = '';
+  const requestJson = (record: RequestRecord): string => {
+    const time = now();
+    if (time !== openingTime) {
+      openingTime = time;
+      opening = `{"time":"${time}","level":"info","msg":"request"`;
+    }
+    if (record.method !== method || record.path !== path) {
+      method = record.method;
+      path = record.path;
+      methodAndPath = `,"method":${jsonString(method)},"path":${jsonString(path)},"status":`;
+    }
+    const id = record.requestId === undefined ? '' : `,"requestId":${jsonString(record.requestId)}`;
+    return (
+      `${opening}${id}${methodAndPath}${record.status},` +
+      `"durationMs":${Math.round(record.durationMs * 1000) / 1000},` +
+      `"bytesIn":${record.bytesIn},"bytesOut":${record.bytesOut}}\n`
+    );
+  };
   return {
     logsRequests,
     request(record) {
       if (!logsRequests) return;
       if (format === 'json') {
-        append(requestJson(now(), record));
+        append(requestJson(record));
         return;
       }
       write('info', 'request', {
@@ -156,21 +184,6 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
     },
     flush,
   };
-}
-
-/**
- * A request line as JSON, the same text `JSON.stringify` gives for its fields in this order,
- * written out: the one line per request, so its cost is the log's cost (`npm run bench --
- * --servers standalone,standalone-quiet`). Strings a client chose go through `jsonString`.
- */
-function requestJson(time: string, record: RequestRecord): string {
-  const id = record.requestId === undefined ? '' : `,"requestId":${jsonString(record.requestId)}`;
-  return (
-    `{"time":"${time}","level":"info","msg":"request"${id},` +
-    `"method":${jsonString(record.method)},"path":${jsonString(record.path)},` +
-    `"status":${record.status},"durationMs":${Math.round(record.durationMs * 1000) / 1000},` +
-    `"bytesIn":${record.bytesIn},"bytesOut":${record.bytesOut}}\n`
-  );
 }
 
 /** An error as a log's fields: name, code, message and stack, each on one line. */

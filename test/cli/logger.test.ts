@@ -109,6 +109,26 @@ describe('the standalone server log', () => {
     });
   });
 
+  it("writes each request's own method and path when only one of them changes", () => {
+    const output = recorder();
+    const log = createLogger({ format: 'json', level: 'info' }, output);
+    const requests = [
+      ['POST', '/plants'],
+      ['POST', '/plants'],
+      ['GET', '/plants'],
+      ['GET', '/openapi.json'],
+      ['POST', '/openapi.json'],
+      ['POST', '/plants'],
+    ] as const;
+    for (const [method, path] of requests) log.request({ ...RECORD, method, path });
+    log.flush();
+    const logged = output.lines().map((line) => {
+      const { method, path } = JSON.parse(line) as { method: string; path: string };
+      return [method, path];
+    });
+    assert.deepEqual(logged, requests);
+  });
+
   it('writes readable text on a terminal, and nothing below the level asked for', () => {
     const tty = recorder(true);
     const text = createLogger({ format: 'auto', level: 'info' }, tty);
