@@ -120,7 +120,8 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   // written out: the one line per request, so its cost is the log's cost (`npm run bench --
   // --servers standalone,standalone-quiet`). Strings a client chose go through `jsonString`.
   // What repeats from line to line is made once: the opening, once per millisecond; the method
-  // and path, when they change (about 1,500 instructions a line, bench/RESULTS.md).
+  // and path, when they change (about 1,500 instructions a line: bench/RESULTS.md, "The access
+  // line: what repeats is made once").
   let openingTime = '';
   let opening = '';
   let method = '';
