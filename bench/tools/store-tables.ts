@@ -1,8 +1,8 @@
 /**
  * `store-tables.ts`: what keeping plants costs per create as the memory store grows, in
  * process, for the memory repository as built (`dist/`) against the same plants in one `Map`
- * (the layout before it kept a table per run of 65,536 ids). Each create also makes some garbage,
- * as a request does, so that the collector runs as it does in a server.
+ * (the layout before it kept a table per run of consecutive ids). Each create also makes some
+ * garbage, as a request does, so that the collector runs as it does in a server.
  *
  * Prints nanoseconds per create for each window of `--window` creates, ids counting up from
  * `--first` as the bench's are. Needs `npm run build` first; runs on Node, Bun and Deno alike:

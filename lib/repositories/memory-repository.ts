@@ -16,11 +16,11 @@ const CREATED: CreatePlantOutcome = Object.freeze({ created: true });
 
 /**
  * How many consecutive ids share a table. New ids then fill one table at a time, which is left
- * alone once full: one table of millions made Bun's throughput fall under load. Smaller tables
- * did no better there and cost memory when ids are random, each then holding few plants
- * (bench/RESULTS.md, "a table per 65,536 ids").
+ * alone once full: one table of millions made Bun's throughput fall under load, and so, on some
+ * machines, did tables of 65,536, where 16,384 and 4,096 held steady; smaller tables cost memory
+ * when ids are random, each then holding few plants (bench/RESULTS.md, "A table per 16,384 ids").
  */
-const TABLE_SIZE = 65_536;
+const TABLE_SIZE = 16_384;
 
 /**
  * Creates the in-memory `PlantRepository`, the store's default: plants live in `Map`s keyed by

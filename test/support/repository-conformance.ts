@@ -31,7 +31,7 @@ const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 const TWO_POW_53 = 2n ** 53n;
 /** The memory repository's run of consecutive ids that share a table. */
-const RUN = 65_536n;
+const RUN = 16_384n;
 
 /**
  * Registers the conformance cases for one repository under `describe(name)`.
@@ -146,10 +146,10 @@ export function describeRepositoryConformance(
       ['around -2^53', [-TWO_POW_53 + 1n, -TWO_POW_53, -TWO_POW_53 - 1n, -TWO_POW_53 - 2n]],
       ['around zero', [-1n, 0n, 1n]],
       // A repository that splits ids into parts (the memory repository keys a safe id by its run
-      // of 65,536 consecutive ids and its place in that run) must keep ids apart that share
+      // of 16,384 consecutive ids and its place in that run) must keep ids apart that share
       // either part, on both sides of zero.
       [
-        'in the same run of 65,536 or at the same place in another',
+        'in the same run of 16,384 or at the same place in another',
         [
           5n,
           5n + RUN,
