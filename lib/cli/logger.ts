@@ -124,8 +124,9 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   // line: what repeats is made once").
   let openingTime = '';
   let opening = '';
-  let method = '';
-  let path = '';
+  // Unset until the first line, whose method and path may be empty (a request the parser refused).
+  let method: string | undefined;
+  let path: string | undefined;
   let methodAndPath = '';
   const requestJson = (record: RequestRecord): string => {
     const time = now();

@@ -129,6 +129,19 @@ describe('the standalone server log', () => {
     assert.deepEqual(logged, requests);
   });
 
+  it('writes a first line with an empty method and path (a request the parser refused) whole', () => {
+    const output = recorder();
+    const log = createLogger({ format: 'json', level: 'info' }, output);
+    log.request({ ...RECORD, method: '', path: '' });
+    log.request({ ...RECORD, method: '', path: '' });
+    log.flush();
+    for (const line of output.lines()) {
+      const { method, path, status } = JSON.parse(line) as Record<string, unknown>;
+      assert.deepEqual([method, path, status], ['', '', 200]);
+    }
+    assert.equal(output.lines().length, 2);
+  });
+
   it('writes readable text on a terminal, and nothing below the level asked for', () => {
     const tty = recorder(true);
     const text = createLogger({ format: 'auto', level: 'info' }, tty);
