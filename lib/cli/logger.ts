@@ -122,9 +122,10 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   // What repeats from line to line is made once: the opening, once per millisecond; the method
   // and path, when they change (about 1,500 instructions a line: bench/RESULTS.md, "The access
   // line: what repeats is made once").
-  let openingTime = '';
+  // Unset until the first line, whose time, method and path may be anything (a request the
+  // parser refused has an empty method and path).
+  let openingTime: string | undefined;
   let opening = '';
-  // Unset until the first line, whose method and path may be empty (a request the parser refused).
   let method: string | undefined;
   let path: string | undefined;
   let methodAndPath = '';
