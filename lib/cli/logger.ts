@@ -122,6 +122,7 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   // What repeats from line to line is made once: the opening, once per millisecond; the method
   // and path, when they change (about 1,500 instructions a line: bench/RESULTS.md, "The access
   // line: what repeats is made once").
+  //
   // Unset until the first line, whose time, method and path may be anything (a request the
   // parser refused has an empty method and path).
   let openingTime: string | undefined;
