@@ -109,8 +109,18 @@ export const DEFAULT_SERVERS: readonly string[] = RUNTIME_SERVERS.filter((s) => 
   (s) => s.name,
 );
 
-/** The plant-store servers, which `--decay` serves unless `--servers` says otherwise. */
-export const DECAY_SERVERS: readonly string[] = ['bun-plant-store', 'deno-plant-store'];
+/**
+ * What `--decay` serves unless `--servers` says otherwise: each plant-store server, then its
+ * runtime's bare server as the control. A shared machine moves a window by 10-30% either way
+ * (bench/RESULTS.md), so a window of plant-store's below its first says little until the bare
+ * server, in the same run, holds steadier than it.
+ */
+export const DECAY_SERVERS: readonly string[] = [
+  'bun-plant-store',
+  'bun-bare',
+  'deno-plant-store',
+  'deno-bare',
+];
 
 /** The servers a `--servers` list names, in the list's order; throws on an unknown name. */
 export function serversNamed(list: string): RuntimeServer[] {

@@ -9,9 +9,10 @@
  * peak RSS and CPU time. plant-store is served from the built package (`dist/`, `npm run build`).
  * A runtime whose binary is missing is skipped with the command that installs it.
  *
- * `--decay` serves each plant-store server (or those `--servers` names) in one process for
- * `--windows` windows of `--duration` seconds back to back and gives each window's req/s and its
- * ratio to the first.
+ * `--decay` serves each plant-store server and, as the control, its runtime's bare server (or
+ * those `--servers` names) in one process for `--windows` windows of `--duration` seconds back
+ * to back and gives each window's req/s and its ratio to the first, then each server's lowest
+ * and last window against its first.
  *
  * Flags: --duration <s> (10) --warmup <s> (3) --rounds <n> (3) --connections <n> (50)
  *        --servers a,b,... --decay --windows <n> (6) --dist <dir> (./dist) --raw
@@ -179,6 +180,11 @@ async function runDecay(verdicts: ReadonlyMap<RuntimeServer, Verdict>): Promise<
     '| runtime | server | window | req/s | × first window | CPU µs/request | peak RSS MiB | errors |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
+  const summary = [
+    '',
+    '| runtime | server | lowest window × first | last window × first |',
+    '| --- | --- | ---: | ---: |',
+  ];
   for (const [server, verdict] of verdicts) {
     const runtime = server.runtime === 'bun' ? 'Bun' : 'Deno';
     if (!verdict.measured) {
@@ -188,7 +194,7 @@ async function runDecay(verdicts: ReadonlyMap<RuntimeServer, Verdict>): Promise<
     log(`decay ${server.name}: ${windows} × ${load.seconds} s`);
     try {
       let first = Number.NaN;
-      await measureDecay(server, load, windows, (index, sample) => {
+      const samples = await measureDecay(server, load, windows, (index, sample) => {
         if (index === 0) first = sample.requestsPerSecond;
         log(`  window ${index + 1}: ${describe(sample)}`);
         lines.push(
@@ -197,13 +203,18 @@ async function runDecay(verdicts: ReadonlyMap<RuntimeServer, Verdict>): Promise<
             `${sample.cpuMicros.toFixed(1)} | ${mib(sample.rssKiB)} | ${sample.errors} |`,
         );
       });
+      const ratios = samples.map((sample) => sample.requestsPerSecond / first);
+      summary.push(
+        `| ${runtime} | \`${server.name}\` | ${Math.min(...ratios).toFixed(3)} | ` +
+          `${(ratios.at(-1) as number).toFixed(3)} |`,
+      );
     } catch (error) {
       lines.push(
         `| ${runtime} | \`${server.name}\` | failed: ${(error as Error).message} | | | | | |`,
       );
     }
   }
-  return lines;
+  return [...lines, ...summary];
 }
 
 async function main(): Promise<void> {
