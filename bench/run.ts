@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     const rss = runs.flatMap((s) => (s.rssKiB === undefined ? [] : [s.rssKiB / 1024]));
     lines.push(
       // Three decimals: the targets sit at 0.9x and 1.0x, where two would round 0.899 up.
-      `| ${name} | ${spread(rps, 0)} | ${(median(rps) / baseRps).toFixed(3)} | ` +
+      `| ${name} | ${spread(rps, 0)} | ${Number.isNaN(baseRps) ? 'n/a' : (median(rps) / baseRps).toFixed(3)} | ` +
         `${median(runs.map((s) => s.cpuMicros)).toFixed(1)} | ` +
         `${spread(
           runs.map((s) => s.p50),
@@ -160,6 +160,17 @@ async function main(): Promise<void> {
   for (const [name, failures] of failed) {
     lines.push(
       `| ${name} | not measured: failed the correctness check (${failures[0]}) | | | | | | |`,
+    );
+  }
+  // What the access log costs: the standalone server with it on against the same with it off.
+  const logged = samples.get('standalone') ?? [];
+  const quiet = samples.get('standalone-quiet') ?? [];
+  if (logged.length > 0 && quiet.length > 0) {
+    const on = median(logged.map((s) => s.requestsPerSecond));
+    const off = median(quiet.map((s) => s.requestsPerSecond));
+    lines.push(
+      '',
+      `The access log costs the standalone server ${((1 - on / off) * 100).toFixed(1)}% of its req/s.`,
     );
   }
 
