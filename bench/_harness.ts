@@ -248,6 +248,12 @@ export function integerFlag(name: string, value: string, min = 1): number {
   return n;
 }
 
+/** A `--loader` flag's value as a loader mode; throws on anything but `build` or `tsx`. */
+export function loaderFlag(value: string): LoaderMode {
+  if (value !== 'build' && value !== 'tsx') throw new TypeError('--loader must be build or tsx');
+  return value;
+}
+
 /** A `--servers` list (`a,b,...`) as server names; throws on a name not in SERVERS. */
 export function serverNamesFlag(list: string): ServerName[] {
   const names = list.split(',').map((name) => name.trim()) as ServerName[];

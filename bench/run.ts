@@ -25,7 +25,7 @@ import {
   integerFlag,
   interleavedRounds,
   killAll,
-  type LoaderMode,
+  loaderFlag,
   median,
   peakRssKiB,
   type RunningServer,
@@ -57,8 +57,7 @@ const warmup = integerFlag('warmup', values.warmup, 0);
 const rounds = integerFlag('rounds', values.rounds);
 const connections = integerFlag('connections', values.connections);
 const threads = integerFlag('threads', values.threads);
-const mode = values.loader as LoaderMode;
-if (mode !== 'build' && mode !== 'tsx') throw new TypeError('--loader must be build or tsx');
+const mode = loaderFlag(values.loader);
 const names = serverNamesFlag(values.servers);
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`);

@@ -5,21 +5,19 @@
  * collection), and the main thread's GC time per request. The question it answers: does a
  * server make more garbage per request than the bare handler, and so collect more often?
  *
- * Each server of `bench/runtimes/catalog.ts` named by `--servers` starts pinned to the server
- * core as `npm run bench:runtimes` starts it, is warmed up by wrk, then measured for
- * `--duration` seconds; only the collections logged during the measured run count. Servers run
- * one after another, `--rounds` times, rotated.
+ * Each server of `bench/runtimes/catalog.ts` named by `--servers` starts as `npm run
+ * bench:runtimes` starts it (`startRuntimeServer`, pinned to the server core), is warmed up by
+ * wrk, then measured for `--duration` seconds; only the collections logged during the measured
+ * run count. Servers run one after another, `--rounds` times, rotated.
  *
  * Flags: --servers a,b (bun-bare,bun-elysia,bun-plant-store) --duration <s> (10) --warmup <s> (5)
  *        --rounds <n> (2) --dist <dir> (./dist)
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { integerFlag, readyUrl, rotated, runWrk, SERVER_CORE } from '../_harness.ts';
+import { integerFlag, rotated, runWrk, stopServer } from '../_harness.ts';
 import { serversNamed } from '../runtimes/catalog.ts';
-import { DEFAULT_DIST, RUNTIME_BINARY, RUNTIMES_DIR } from '../runtimes/launch.ts';
+import { DEFAULT_DIST, RUNTIME_BINARY, startRuntimeServer } from '../runtimes/launch.ts';
 
 const { values } = parseArgs({
   options: {
@@ -66,37 +64,17 @@ function collectionsIn(log: string): Collections {
 async function measure(name: string, round: number) {
   const [server] = serversNamed(name);
   if (server === undefined || server.runtime !== 'bun') throw new TypeError(`${name}: not Bun`);
-  const child = spawn(
-    'taskset',
-    ['-c', SERVER_CORE, RUNTIME_BINARY.bun, resolve(RUNTIMES_DIR, 'servers', server.file)],
-    {
-      env: {
-        ...process.env,
-        ...server.env,
-        PLANT_STORE_DIST: dist,
-        PORT: '0',
-        NODE_ENV: 'production',
-        BUN_JSC_logGC: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const running = await startRuntimeServer(
+    { ...server, env: { ...server.env, BUN_JSC_logGC: '1' } },
+    dist,
   );
+  // The harness keeps only the start of stderr; the GC log of the measured run is read here.
   let log = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => {
+  running.child.stderr?.on('data', (chunk: string) => {
     log += chunk;
   });
   try {
-    const url = await new Promise<string>((done, fail) => {
-      let stdout = '';
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => {
-        stdout += chunk;
-        const ready = readyUrl(stdout);
-        if (ready !== undefined) done(ready);
-      });
-      child.once('exit', (code) => fail(new Error(`${name} exited (${code})\n${log}`)));
-    });
+    const { url } = running;
     const idOffset = 1e12 + round * 1e11;
     if (warmup > 0) {
       await runWrk({ url, seconds: warmup, connections: 50, threads: 1, idOffset });
@@ -109,11 +87,9 @@ async function measure(name: string, round: number) {
       threads: 1,
       idOffset: idOffset + 5e10,
     });
-    const collections = collectionsIn(log.slice(from));
-    return { wrk, collections };
+    return { wrk, collections: collectionsIn(log.slice(from)) };
   } finally {
-    child.kill('SIGKILL');
-    if (child.exitCode === null) await once(child, 'exit');
+    await stopServer(running);
   }
 }
 

@@ -36,7 +36,7 @@ import {
   BUILD_DIR,
   buildServers,
   integerFlag,
-  type LoaderMode,
+  loaderFlag,
   readyUrl,
   type ServerName,
   serverLaunch,
@@ -58,8 +58,7 @@ const names = serverNamesFlag(values.servers);
 const warmup = integerFlag('warmup', values.warmup);
 const requests = integerFlag('requests', values.requests);
 const functions = integerFlag('functions', values.functions, 0);
-const mode = values.loader as LoaderMode;
-if (mode !== 'build' && mode !== 'tsx') throw new TypeError('--loader must be build or tsx');
+const mode = loaderFlag(values.loader);
 const OUT_DIR = join(BUILD_DIR, 'callgrind');
 const CONNECTIONS = 50;
 
