@@ -5,6 +5,7 @@
  * @module
  */
 
+import { nearestName } from '../options/check-option-names.ts';
 import { integerSetting, type Parsed, type SettingsEnv } from './setting-values.ts';
 
 /** The standalone server's keep-alive timeout: longer than the 60 s idle timeout of common load balancers. */
@@ -74,9 +75,7 @@ const MAX_MS = 2_147_483_647;
 export function unknownSetting(env: SettingsEnv): string | undefined {
   for (const name of Object.keys(env)) {
     if (!name.startsWith('PLANT_STORE_') || KNOWN_SETTINGS.includes(name)) continue;
-    const nearest = KNOWN_SETTINGS.reduce((best, known) =>
-      distance(name, known) < distance(name, best) ? known : best,
-    );
+    const nearest = nearestName(name, KNOWN_SETTINGS);
     return `${name} is not a setting plant-store knows; did you mean ${nearest}? (plant-store --help lists them)`;
   }
   return undefined;
@@ -144,21 +143,4 @@ export function parseAdmin(env: SettingsEnv): Parsed<AdminSettings | undefined> 
     return { error: 'PLANT_STORE_ADMIN_HOST must not be empty' };
   }
   return { value: { port: port.value, host: host ?? '127.0.0.1' } };
-}
-
-/** The edit distance of two names (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        (previous[j] as number) + 1,
-        (current[j - 1] as number) + 1,
-        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }

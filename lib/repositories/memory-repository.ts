@@ -1,4 +1,5 @@
 import { PlantApiError } from '../errors.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
 import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from '../types.ts';
 
 /** Options of `createMemoryRepository`. */
@@ -41,11 +42,7 @@ const TABLE_SIZE = 16_384;
 export function createMemoryRepository(
   options: CreateMemoryRepositoryOptions = {},
 ): PlantRepository {
-  for (const name of Object.keys(options ?? {})) {
-    if (name !== 'maxPlants') {
-      throw new TypeError(`createMemoryRepository: unknown option "${name}" (known: maxPlants)`);
-    }
-  }
+  checkOptionNames('createMemoryRepository', options, ['maxPlants']);
   const maxPlants = options?.maxPlants ?? Infinity;
   if (maxPlants !== Infinity && !(Number.isSafeInteger(maxPlants) && maxPlants > 0)) {
     throw new TypeError('createMemoryRepository: maxPlants must be a positive integer');

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { checkOptionNames } from '../options/check-option-names.ts';
 import type {
   CreatePlantOutcome,
   NewPlant,
@@ -246,12 +247,7 @@ function assertClient(client: PostgresClient, caller: string): void {
 }
 
 function qualifiedTableName(options: PostgresTableOptions, caller: string): string {
-  for (const name of Object.keys(options ?? {})) {
-    // A misspelled option (`tableName`) would silently use the default table.
-    if (name !== 'table' && name !== 'schema') {
-      throw new TypeError(`${caller}: unknown option "${name}" (known: table, schema)`);
-    }
-  }
+  checkOptionNames(caller, options, ['table', 'schema']);
   const table = quoteIdentifier(options.table ?? 'plants', 'table', caller);
   return options.schema === undefined
     ? table

@@ -6,6 +6,7 @@
  */
 
 import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../errors.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { createPlantOperation } from '../operation/create-plant.ts';
 import { createDeadlines } from '../operation/deadlines.ts';
@@ -29,14 +30,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The options `createPlantStore` takes: a misspelled one is refused, never silently ignored. */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
-  'repository',
-  'verifier',
-  'maxBodyBytes',
-  'timeoutMs',
-  'onError',
-  'cors',
-]);
+const KNOWN_OPTIONS = ['repository', 'verifier', 'maxBodyBytes', 'timeoutMs', 'onError', 'cors'];
 
 /**
  * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
@@ -81,13 +75,7 @@ export function createPlantStore<Principal = unknown>(
     onError = console.error,
     cors,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
-  for (const name of Object.keys(options ?? {})) {
-    if (!KNOWN_OPTIONS.has(name)) {
-      throw new TypeError(
-        `createPlantStore: unknown option "${name}" (known: ${[...KNOWN_OPTIONS].join(', ')})`,
-      );
-    }
-  }
+  checkOptionNames('createPlantStore', options, KNOWN_OPTIONS);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
   const operation = createPlantOperation({

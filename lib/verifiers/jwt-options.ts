@@ -6,6 +6,7 @@
  * @module
  */
 
+import { checkOptionNames } from '../options/check-option-names.ts';
 import {
   base64url,
   type CryptoKey as JoseCryptoKey,
@@ -76,7 +77,7 @@ export interface CreateJwtVerifierOptions {
 }
 
 /** The names of `CreateJwtVerifierOptions`. */
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+const KNOWN_OPTIONS = [
   'jwksUrl',
   'key',
   'issuer',
@@ -86,7 +87,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'cooldownDuration',
   'cacheMaxAge',
   'timeoutDuration',
-]);
+];
 
 /** A key `createJwtVerifier` holds itself, rather than fetching it from a JWKS. */
 export type FixedKey = JoseCryptoKey | KeyObject | JWK | Uint8Array;
@@ -111,14 +112,7 @@ export function checkJwtVerifierOptions(options: CreateJwtVerifierOptions): Chec
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('createJwtVerifier needs an options object');
   }
-  for (const name of Object.keys(options)) {
-    // A misspelled limit (`clockSkew`) would silently keep the default.
-    if (!KNOWN_OPTIONS.has(name)) {
-      throw new TypeError(
-        `createJwtVerifier: unknown option "${name}" (known: ${[...KNOWN_OPTIONS].join(', ')})`,
-      );
-    }
-  }
+  checkOptionNames('createJwtVerifier', options, KNOWN_OPTIONS);
   const issuer = requireNonEmptyString(options.issuer, 'issuer');
   const audience = requireNonEmptyString(options.audience, 'audience');
   const clockTolerance = options.clockTolerance ?? 30;

@@ -695,7 +695,7 @@ describe('createPostgresRepository', () => {
     for (const create of [createPostgresRepository, ensurePlantTable]) {
       assert.throws(() => create(client, options), {
         name: 'TypeError',
-        message: `${create.name}: unknown option "tableName" (known: table, schema)`,
+        message: `${create.name}: unknown option "tableName"; did you mean "table"? (known: table, schema)`,
       });
     }
   });
