@@ -8,7 +8,7 @@
  */
 
 import type { CorsOptions } from '../cors.ts';
-import { originProblem } from '../cors/create-cors.ts';
+import { originProblem } from '../cors/allowed-origins.ts';
 import { type AuthSettings, parseAuth } from './auth-settings.ts';
 import {
   type AdminSettings,
@@ -70,7 +70,8 @@ export const DEFAULT_HOST = '127.0.0.1';
  * defaults to `127.0.0.1` and must not be empty; the auth settings are `auth-settings.ts`'s;
  * `DATABASE_URL`, when set, must be a `postgres://` or `postgresql://` URL: storage is then
  * `postgres`, else `memory`. `PLANT_STORE_CORS_ORIGINS`, when set, is `*` or a comma-separated
- * list of exact origins (`https://app.example.com`); unset, CORS is off. The limits, the log and
+ * list of exact origins (`https://app.example.com`) and subdomain patterns
+ * (`https://*.example.com`); unset, CORS is off. The limits, the log and
  * the admin listener are `operator-settings.ts`'s, and an unknown `PLANT_STORE_*` variable is an
  * error that suggests the nearest known name. A setting counts as set when it is present, even
  * empty. An error message names the setting and never echoes a token or a database URL (either
@@ -129,7 +130,8 @@ export function parseSettings(env: SettingsEnv): ParseSettingsResult {
 
 /**
  * `PLANT_STORE_CORS_ORIGINS`: unset, CORS is off; `*` allows every origin; else a comma-separated
- * list of exact origins (trimmed, empty entries skipped), each written as a browser sends it.
+ * list (trimmed, empty entries skipped) of exact origins and subdomain patterns
+ * (`https://*.example.com`), each written as a browser sends it, as `createCors` takes them.
  */
 function parseCors(raw: string | undefined): Parsed<CorsOptions | undefined> {
   if (raw === undefined) return { value: undefined };
@@ -138,7 +140,7 @@ function parseCors(raw: string | undefined): Parsed<CorsOptions | undefined> {
   for (const entry of raw.split(',')) {
     const origin = entry.trim();
     if (origin === '') continue;
-    const problem = origin === '*' ? "'*' stands alone, not in a list" : originProblem(origin);
+    const problem = originProblem(origin);
     if (problem !== undefined) return { error: `PLANT_STORE_CORS_ORIGINS: ${problem}` };
     origins.push(origin);
   }

@@ -13,17 +13,22 @@ import type { CreatePlant } from '../operation/create-plant.ts';
 import type { Reply } from '../operation/plain-request.ts';
 import { type CorsPolicy, registerCors } from '../store/cors-policy.ts';
 import type { Cors } from '../types.ts';
+import { allowedOrigins, matchesPattern } from './allowed-origins.ts';
 
 /**
  * Options of `createCors`: which origins may call the API from a browser page.
  */
 export interface CorsOptions {
   /**
-   * The allowed origins, each exactly as a browser sends it in `Origin` (scheme, host and a
-   * port other than the scheme's default: `https://app.example.com`, `http://localhost:5173`),
-   * or `'*'` for every origin. No path, no trailing slash; at least one.
+   * The allowed origins: `'*'` for every origin; a non-empty list whose entries are each an
+   * exact origin, written as a browser sends it in `Origin` (scheme, lower-case host, a port
+   * other than the scheme's default: `https://app.example.com`, `http://localhost:5173`), or a
+   * subdomain pattern `scheme://*.domain[:port]` (`https://*.example.com` allows
+   * `https://a.example.com` and `https://a.b.example.com`, never `https://example.com` itself,
+   * another scheme or another port); or a function that decides per request
+   * (`(origin) => boolean`, called with the request's `Origin`, which may be `'null'`).
    */
-  readonly origins: readonly string[] | '*';
+  readonly origins: readonly string[] | '*' | ((origin: string) => boolean);
   /**
    * How long, in seconds, a browser may reuse a preflight's answer (`Access-Control-Max-Age`),
    * an integer in 0-86400 (browsers cap it: Chromium at 7200).
@@ -36,6 +41,8 @@ export interface CorsOptions {
 export const DEFAULT_CORS_MAX_AGE = 600;
 // Firefox's cap; Chromium's is 7200. More would only pretend.
 const MAX_CORS_MAX_AGE = 86_400;
+/** How many origins allowed by a pattern or a function keep the headers made for them. */
+const REMEMBERED_ORIGINS = 64;
 
 /**
  * The request headers the API reads, listed one by one: a `*` would not cover `Authorization`
@@ -54,13 +61,25 @@ type HeaderMap = Readonly<Record<string, string>>;
  * Authorization, Content-Type, X-Request-Id` and `Access-Control-Max-Age`; every response to an
  * allowed origin, errors included, carries `Access-Control-Allow-Origin`, `Vary: Origin` and
  * `Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id`. A disallowed origin gets no
- * CORS header, and its preflight is a plain `OPTIONS` (`405`). Every header set is built here,
- * once. Where the host has CORS middleware of its own, prefer it and leave the store's off.
+ * CORS header, and its preflight is a plain `OPTIONS` (`405`). Where the host has CORS
+ * middleware of its own, prefer it and leave the store's off.
+ *
+ * Origins are compared as browsers serialize them (https://html.spec.whatwg.org/#ascii-serialisation-of-an-origin):
+ * scheme and host in lower-case ASCII, an internationalized domain in its punycode form
+ * (`https://xn--bcher-kva.example`, not `https://bücher.example`), no default port. A configured
+ * origin or pattern written any other way is refused with the form to write instead, so it can
+ * never silently fail to match. An exact origin costs one map lookup; a pattern checks the
+ * scheme, the domain and port at the end, and plain host labels in between, so
+ * `https://*.example.com` refuses `https://evil-example.com` and `https://a.example.com.evil.com`.
+ * A function is asked on every request that has an `Origin`; only `true` allows, and a function
+ * that throws denies (that request gets its answer without CORS headers).
  *
  * @param options The allowed origins and the preflight's `maxAge`.
  * @returns The policy, for `createPlantStore({ cors })`.
- * @throws {TypeError} When `origins` is neither `'*'` nor a non-empty list of origins written as
- *   a browser sends them, or `maxAge` is not an integer in 0-86400.
+ * @throws {TypeError} When `origins` is neither `'*'`, a function nor
+ *   a non-empty list of exact origins and subdomain patterns (an entry with a path, a trailing
+ *   slash, no scheme, a wildcard anywhere but the first label, or an empty entry), or `maxAge`
+ *   is not an integer in 0-86400.
  * @example
  * ```ts
  * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
@@ -68,7 +87,7 @@ type HeaderMap = Readonly<Record<string, string>>;
  *
  * const store = createPlantStore({
  *   verifier: createStaticTokenVerifier(['s3cr3t']),
- *   cors: createCors({ origins: ['https://app.example.com'] }),
+ *   cors: createCors({ origins: ['https://app.example.com', 'https://*.preview.example.com'] }),
  * });
  * ```
  */
@@ -82,33 +101,16 @@ export function createCors(options: CorsOptions): Cors {
       `cors.maxAge must be an integer number of seconds in 0-${MAX_CORS_MAX_AGE}`,
     );
   }
+  const allow = allowFor(origins);
   const vary: HeaderMap = Object.freeze({ vary: 'Origin' });
-  const allowed = new Map<string, HeaderMap>();
-  const headersOf = (allowOrigin: string): HeaderMap =>
-    Object.freeze({
-      'access-control-allow-origin': allowOrigin,
-      'access-control-expose-headers': EXPOSE_HEADERS,
-      vary: 'Origin',
-    });
-  let any: HeaderMap | undefined;
-  if (origins === '*') {
-    any = headersOf('*');
-  } else {
-    if (!Array.isArray(origins) || origins.length === 0) {
-      throw new TypeError("cors.origins must be '*' or a non-empty list of origins");
-    }
-    for (const origin of origins) allowed.set(checkOrigin(origin), headersOf(origin));
-  }
-  const preflights = new Map<string, Reply>();
-  const headersFor = (origin: string | null): HeaderMap => {
-    if (origin === null) return vary;
-    return any ?? allowed.get(origin) ?? vary;
-  };
+  const headersFor = (origin: string | null): HeaderMap =>
+    (origin === null ? undefined : allow(origin)) ?? vary;
+  // By header set: one reply per exact origin, one for '*', none kept for a stranger.
+  const preflights = new WeakMap<HeaderMap, Reply>();
   const preflight = (origin: string | null): Reply | undefined => {
-    if (origin === null) return undefined;
-    const headers = any ?? allowed.get(origin);
+    const headers = origin === null ? undefined : allow(origin);
     if (headers === undefined) return undefined;
-    let reply = preflights.get(origin);
+    let reply = preflights.get(headers);
     if (reply === undefined) {
       reply = {
         status: 204,
@@ -120,8 +122,7 @@ export function createCors(options: CorsOptions): Cors {
         },
         body: '',
       };
-      // With '*' any origin may ask: keep a bounded few, never one per stranger.
-      if (any === undefined || preflights.size < 64) preflights.set(origin, reply);
+      preflights.set(headers, reply);
     }
     return reply;
   };
@@ -133,32 +134,58 @@ export function createCors(options: CorsOptions): Cors {
 }
 
 /**
- * What is wrong with an allowed origin, or `undefined` when it is written exactly as a browser
- * sends it in `Origin`: otherwise it would never match.
- *
- * @param origin The origin as configured.
- * @returns A short reason, for a `TypeError` or a settings error.
+ * The check of a request's `Origin`: the headers it earns when allowed, else `undefined`. Every
+ * header set is made once per allowed origin, and for a bounded few origins a pattern or a
+ * function allowed.
  */
-export function originProblem(origin: unknown): string | undefined {
-  let parsed: URL | undefined;
-  try {
-    parsed = typeof origin === 'string' ? new URL(origin) : undefined;
-  } catch {
-    parsed = undefined;
+function allowFor(origins: CorsOptions['origins']): (origin: string) => HeaderMap | undefined {
+  if (origins === '*') {
+    const any = headersOf('*');
+    return () => any;
   }
-  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    return `${JSON.stringify(origin)} is not an http(s) origin such as https://app.example.com`;
+  const remembered = new Map<string, HeaderMap>();
+  const headersOfAllowed = (origin: string): HeaderMap => {
+    let headers = remembered.get(origin);
+    if (headers === undefined) {
+      headers = headersOf(origin);
+      if (remembered.size < REMEMBERED_ORIGINS) remembered.set(origin, headers);
+    }
+    return headers;
+  };
+  if (typeof origins === 'function') {
+    return (origin) => (allowedBy(origins, origin) ? headersOfAllowed(origin) : undefined);
   }
-  if (parsed.origin !== origin) {
-    return `${JSON.stringify(origin)} must be written as a browser sends it: ${parsed.origin} (no path, no trailing slash, lower case, no default port)`;
+  if (!Array.isArray(origins) || origins.length === 0) {
+    throw new TypeError(
+      "cors.origins must be '*', a non-empty list of origins or a function (origin) => boolean",
+    );
   }
-  return undefined;
+  const { exact, patterns } = allowedOrigins(origins);
+  const exactly = new Map(exact.map((origin) => [origin, headersOf(origin)]));
+  if (patterns.length === 0) return (origin) => exactly.get(origin);
+  return (origin) =>
+    exactly.get(origin) ??
+    (patterns.some((pattern) => matchesPattern(origin, pattern))
+      ? headersOfAllowed(origin)
+      : undefined);
 }
 
-function checkOrigin(origin: unknown): string {
-  const problem = originProblem(origin);
-  if (problem !== undefined) throw new TypeError(`cors.origins: ${problem}`);
-  return origin as string;
+/** Whether the host's function allows an origin: only a `true` does; a throw denies. */
+function allowedBy(allows: (origin: string) => boolean, origin: string): boolean {
+  try {
+    return allows(origin) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The headers of every response to an allowed origin. */
+function headersOf(allowOrigin: string): HeaderMap {
+  return Object.freeze({
+    'access-control-allow-origin': allowOrigin,
+    'access-control-expose-headers': EXPOSE_HEADERS,
+    vary: 'Origin',
+  });
 }
 
 /**

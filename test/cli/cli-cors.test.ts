@@ -1,6 +1,6 @@
 /**
  * The standalone server's `PLANT_STORE_CORS_ORIGINS` (#23), over the real process: a preflight
- * from an allowed origin, the headers on a create, and a bad value's exit.
+ * from an allowed origin or one under an allowed pattern, the headers on a create, and a bad value's exit.
  *
  * @module
  */
@@ -24,7 +24,7 @@ describe('plant-store CLI with PLANT_STORE_CORS_ORIGINS (#23)', () => {
       {
         PORT: '0',
         PLANT_STORE_TOKENS: 'tok',
-        PLANT_STORE_CORS_ORIGINS: ` ${APP} , https://x.test`,
+        PLANT_STORE_CORS_ORIGINS: ` ${APP} , https://x.test, https://*.preview.test`,
       },
       children,
     );
@@ -59,6 +59,22 @@ describe('plant-store CLI with PLANT_STORE_CORS_ORIGINS (#23)', () => {
     );
     assert.equal(elsewhere.status, 405);
     assert.equal(elsewhere.headers.get('access-control-allow-origin'), null);
+    for (const [origin, allowed] of [
+      ['https://pr-7.preview.test', true],
+      ['https://a.b.preview.test', true],
+      ['https://preview.test', false],
+      ['http://pr-7.preview.test', false],
+    ] as const) {
+      const answer = await withDeadline(
+        fetch(`${url}/plants`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        }),
+        `a preflight from ${origin}`,
+      );
+      assert.equal(answer.status, allowed ? 204 : 405, origin);
+      assert.equal(answer.headers.get('access-control-allow-origin'), allowed ? origin : null);
+    }
     child.process.kill('SIGTERM');
     assert.equal(await withDeadline(child.exited, 'the exit'), 0);
   });
@@ -67,5 +83,14 @@ describe('plant-store CLI with PLANT_STORE_CORS_ORIGINS (#23)', () => {
     const child = startCli({ PORT: '0', PLANT_STORE_CORS_ORIGINS: `${APP}/` }, children);
     const line = await exitsWithOneLine(child, 2, 'a trailing slash');
     assert.match(line, /^plant-store: PLANT_STORE_CORS_ORIGINS: .*http:\/\/app\.test:5173 /);
+  });
+
+  it('exits 2 with one line naming the setting when a wildcard is not the first label', async () => {
+    const child = startCli({ PORT: '0', PLANT_STORE_CORS_ORIGINS: 'https://app.*.test' }, children);
+    const line = await exitsWithOneLine(child, 2, 'a wildcard in the middle');
+    assert.match(
+      line,
+      /^plant-store: PLANT_STORE_CORS_ORIGINS: "https:\/\/app\.\*\.test": a wildcard stands only for the leading labels/,
+    );
   });
 });

@@ -239,6 +239,11 @@ describe('parseSettings', () => {
       }).cors,
       { origins: ['https://app.example.com', 'http://localhost:5173'] },
     );
+    assert.deepEqual(
+      settingsOf({ PLANT_STORE_CORS_ORIGINS: 'https://*.example.com,http://*.localhost:5173' })
+        .cors,
+      { origins: ['https://*.example.com', 'http://*.localhost:5173'] },
+    );
   });
 
   it('reports PLANT_STORE_CORS_ORIGINS when it holds no origin or one no browser sends (#23)', () => {
@@ -256,6 +261,9 @@ describe('parseSettings', () => {
       ['file:///tmp', /not an http\(s\) origin/],
       ['null', /not an http\(s\) origin/],
       ['https://a.test,*', /stands alone/],
+      ['https://a.*.example.com', /a wildcard stands only for the leading labels/],
+      ['*.example.com', /a bare host needs its scheme/],
+      ['https://*.example.com/', /has a trailing slash/],
     ] as const) {
       const error = errorOf({ PLANT_STORE_CORS_ORIGINS: raw });
       assert.match(error, /^PLANT_STORE_CORS_ORIGINS: /, raw);
