@@ -11,6 +11,7 @@
 import { JSON_HEADERS } from '../errors.ts';
 import type { CreatePlant } from '../operation/create-plant.ts';
 import type { Reply } from '../operation/plain-request.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
 import { type CorsPolicy, registerCors } from '../store/cors-policy.ts';
 import type { Cors } from '../types.ts';
 import { allowedOrigins, matchesPattern } from './allowed-origins.ts';
@@ -41,6 +42,7 @@ export interface CorsOptions {
 export const DEFAULT_CORS_MAX_AGE = 600;
 // Firefox's cap; Chromium's is 7200. More would only pretend.
 const MAX_CORS_MAX_AGE = 86_400;
+const KNOWN_OPTIONS = ['origins', 'maxAge'];
 /** How many origins allowed by a pattern or a function keep the headers made for them. */
 const REMEMBERED_ORIGINS = 64;
 
@@ -76,7 +78,7 @@ type HeaderMap = Readonly<Record<string, string>>;
  *
  * @param options The allowed origins and the preflight's `maxAge`.
  * @returns The policy, for `createPlantStore({ cors })`.
- * @throws {TypeError} When `origins` is neither `'*'`, a function nor
+ * @throws {TypeError} When an option name is unknown, `origins` is neither `'*'`, a function nor
  *   a non-empty list of exact origins and subdomain patterns (an entry with a path, a trailing
  *   slash, no scheme, a wildcard anywhere but the first label, or an empty entry), or `maxAge`
  *   is not an integer in 0-86400.
@@ -95,6 +97,7 @@ export function createCors(options: CorsOptions): Cors {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError("cors must be an object such as { origins: ['https://app.example.com'] }");
   }
+  checkOptionNames('createCors', options, KNOWN_OPTIONS);
   const { origins, maxAge = DEFAULT_CORS_MAX_AGE } = options;
   if (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > MAX_CORS_MAX_AGE) {
     throw new TypeError(

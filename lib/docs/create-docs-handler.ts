@@ -6,6 +6,7 @@
  */
 
 import { errorResponse } from '../errors.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
 import { contentSecurityPolicy, docsPage, INIT_SCRIPT } from './docs-page.ts';
 import { RENDERER_FILES, type RendererFile, rendererFiles } from './renderer-assets.ts';
 import type { CreateDocsHandlerOptions } from './types.ts';
@@ -19,6 +20,8 @@ const DEFAULT_TITLE = 'OpenAPI Plant Store: API reference';
 const FILE_CACHE = 'public, max-age=3600';
 const PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
 const DOCUMENT_URL = /^(?:\/|https?:\/\/)[^\s]*$/i;
+/** The names `createDocsHandler` and `withDocs` take. */
+export const DOCS_OPTIONS: readonly string[] = ['path', 'documentUrl', 'title', 'onError'];
 
 /** Whether a name below the page's path is one of its files (else it is the page). */
 export function isDocsFile(name: string): boolean {
@@ -40,7 +43,7 @@ export function isDocsFile(name: string): boolean {
  * @param options Where the page is (`/docs`), the document it renders (`/openapi.json`), its
  *   title and an `onError` callback.
  * @returns The handler.
- * @throws {TypeError} When an option is malformed.
+ * @throws {TypeError} When an option is malformed or its name unknown.
  * @example
  * ```ts
  * import { createDocsHandler } from 'plant-store/docs';
@@ -60,6 +63,7 @@ export function createDocsHandler(
     title = DEFAULT_TITLE,
     onError = console.error,
   } = options ?? {};
+  checkOptionNames('createDocsHandler', options, DOCS_OPTIONS);
   checkOptions(path, documentUrl, title, onError);
   const page = docsPage(path, documentUrl, title);
   const pageHeaders = {

@@ -5,9 +5,15 @@
  * @module
  */
 
+import { checkOptionNames } from '../options/check-option-names.ts';
 import { attachPlainHandler, plainHandlerOf } from '../store/plain-handler.ts';
 import { pathOf } from '../store/url-path.ts';
-import { createDocsHandler, DEFAULT_DOCS_PATH, isDocsFile } from './create-docs-handler.ts';
+import {
+  createDocsHandler,
+  DEFAULT_DOCS_PATH,
+  DOCS_OPTIONS,
+  isDocsFile,
+} from './create-docs-handler.ts';
 import type { CreateDocsHandlerOptions, FetchHandler } from './types.ts';
 
 /**
@@ -19,7 +25,8 @@ import type { CreateDocsHandlerOptions, FetchHandler } from './types.ts';
  * @param fetch The handler behind the page, such as `store.fetch`.
  * @param options The page's options (see `createDocsHandler`).
  * @returns The combined handler.
- * @throws {TypeError} When `fetch` is not a function or an option is malformed.
+ * @throws {TypeError} When `fetch` is not a function, or an option is malformed or its name
+ *   unknown.
  * @example
  * ```ts
  * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
@@ -34,6 +41,7 @@ export function withDocs(
   options: CreateDocsHandlerOptions = {},
 ): (request: Request) => Promise<Response> {
   if (typeof fetch !== 'function') throw new TypeError('withDocs needs a fetch handler function');
+  checkOptionNames('withDocs', options, DOCS_OPTIONS);
   const docs = createDocsHandler(options);
   const path = options?.path ?? DEFAULT_DOCS_PATH;
   const below = `${path}/`;

@@ -278,4 +278,16 @@ describe('createCors', () => {
         /^cors\.origins: an origin is a string such as https:\/\/app\.example\.com, got number$/,
     });
   });
+
+  it('throws a TypeError naming the nearest option when an option name is unknown', () => {
+    assert.throws(() => createCors({ origins: '*', maxage: 60 } as never), {
+      name: 'TypeError',
+      message:
+        'createCors: unknown option "maxage"; did you mean "maxAge"? (known: origins, maxAge)',
+    });
+    assert.throws(() => createCors({ origin: ['https://app.example.com'] } as never), {
+      name: 'TypeError',
+      message: /^createCors: unknown option "origin"; did you mean "origins"\?/,
+    });
+  });
 });

@@ -123,6 +123,14 @@ describe('createDocsHandler', () => {
       assert.throws(() => createDocsHandler(options as never), TypeError, JSON.stringify(options));
     }
   });
+
+  it('throws a TypeError naming the nearest option when an option name is unknown', () => {
+    assert.throws(() => createDocsHandler({ documentURL: '/spec.json' } as never), {
+      name: 'TypeError',
+      message:
+        'createDocsHandler: unknown option "documentURL"; did you mean "documentUrl"? (known: path, documentUrl, title, onError)',
+    });
+  });
 });
 
 describe('withDocs', () => {
@@ -151,5 +159,12 @@ describe('withDocs', () => {
 
   it('throws a TypeError without a handler', () => {
     assert.throws(() => withDocs(undefined as never), TypeError);
+  });
+
+  it('throws a TypeError naming the nearest option when an option name is unknown', () => {
+    assert.throws(() => withDocs(store.fetch, { paht: '/reference' } as never), {
+      name: 'TypeError',
+      message: /^withDocs: unknown option "paht"; did you mean "path"\?/,
+    });
   });
 });
