@@ -8,7 +8,7 @@
 import { errorResponse } from '../errors.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { contentSecurityPolicy, docsPage, INIT_SCRIPT } from './docs-page.ts';
-import { RENDERER_FILES, type RendererFile, rendererFiles } from './renderer-assets.ts';
+import { inflated, RENDERER_FILES, type RendererFile, rendererFiles } from './renderer-assets.ts';
 import type { CreateDocsHandlerOptions } from './types.ts';
 
 /** The default `path`: the page is at `/docs`. */
@@ -93,19 +93,25 @@ export function createDocsHandler(
       return new Response(head ? null : INIT_SCRIPT, { headers: initHeaders });
     if (!RENDERER_FILES.has(name))
       return new Response(head ? null : page, { headers: pageHeaders });
-    let file: RendererFile;
     try {
-      file = (await rendererFiles()).get(name) as RendererFile;
+      const file = (await rendererFiles()).get(name) as RendererFile;
+      return await fileResponse(request, file, head);
     } catch (error) {
       report(onError, error);
       return errorResponse('ERR_INTERNAL');
     }
-    return fileResponse(request, file, head);
   };
 }
 
-/** A renderer file: gzipped as packed when the client takes gzip (browsers do), else inflated. */
-function fileResponse(request: Request, file: RendererFile, head: boolean): Response {
+/**
+ * A renderer file: gzipped as packed when the client takes gzip (browsers do), else inflated
+ * (once, then kept).
+ */
+async function fileResponse(
+  request: Request,
+  file: RendererFile,
+  head: boolean,
+): Promise<Response> {
   const gzip = acceptsGzip(request.headers.get('accept-encoding'));
   // Two encodings are two representations: each has its own tag.
   const etag = gzip ? `${file.etag.slice(0, -1)}-gzip"` : file.etag;
@@ -123,10 +129,7 @@ function fileResponse(request: Request, file: RendererFile, head: boolean): Resp
     headers['content-encoding'] = 'gzip';
     return new Response(head ? null : file.gzip, { headers });
   }
-  const body = head
-    ? null
-    : new Blob([file.gzip]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Response(body, { headers });
+  return new Response(head ? null : await inflated(file), { headers });
 }
 
 /** Whether `Accept-Encoding` takes gzip (RFC 9110 section 12.5.3): listed, and not at q=0. */

@@ -56,6 +56,35 @@ export function rendererFiles(): Promise<ReadonlyMap<string, RendererFile>> {
   return loading;
 }
 
+const inflating = new WeakMap<RendererFile, Promise<Uint8Array<ArrayBuffer>>>();
+
+/**
+ * A renderer file's bytes as they are, for a client that does not take gzip: inflated on the
+ * first such request and kept, since inflating the bundle costs far more than sending it.
+ *
+ * @param file One of the files `rendererFiles` resolves to.
+ * @returns Its inflated bytes, the same array every time; a failed inflate is tried again next
+ *   time.
+ */
+export function inflated(file: RendererFile): Promise<Uint8Array<ArrayBuffer>> {
+  let bytes = inflating.get(file);
+  if (bytes === undefined) {
+    bytes = new Response(
+      new Blob([file.gzip]).stream().pipeThrough(new DecompressionStream('gzip')),
+    )
+      .arrayBuffer()
+      .then(
+        (buffer) => new Uint8Array(buffer),
+        (error: unknown) => {
+          inflating.delete(file);
+          throw error;
+        },
+      );
+    inflating.set(file, bytes);
+  }
+  return bytes;
+}
+
 function unpack(assets: PackedAssets): ReadonlyMap<string, RendererFile> {
   const files = new Map<string, RendererFile>();
   for (const [name, file] of Object.entries(assets.files)) {
