@@ -6,8 +6,9 @@
  *   and a `409` on a changed replay; a screenshot of it goes to `test/browser/artifacts/`
  *   (git-ignored; `UPDATE_SCREENSHOT=1` also refreshes the one the README shows).
  * - CORS: a page of a second local origin creates a plant with `fetch` when its origin is
- *   allowed, and the browser blocks it when it is not.
- * - Every request the browser makes must stay on 127.0.0.1: the page loads nothing from a CDN.
+ *   allowed, listed or under an allowed subdomain pattern, and the browser blocks it when it is not.
+ * - Every request the browser makes must stay on 127.0.0.1 (or the pattern's test domain, mapped
+ *   to it): the page loads nothing from a CDN.
  *
  * Without `/usr/bin/chromium` (`apt-get install chromium`) or without this folder's own package
  * (`npm ci --prefix test/browser`: playwright-core), the suite is skipped and says so.
@@ -28,6 +29,7 @@ import { postPlant, READY, startCli } from '../support/cli-helpers.ts';
 import type { Child } from '../support/node-helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+const PATTERN_DOMAIN = 'plants.test';
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -37,6 +39,8 @@ const FLAGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // Names for the pages of the subdomain-pattern origins, resolved here and never asked of DNS.
+  `--host-resolver-rules=MAP ${PATTERN_DOMAIN} 127.0.0.1, MAP *.${PATTERN_DOMAIN} 127.0.0.1`,
 ];
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const README_SCREENSHOT = fileURLToPath(new URL('../../docs/api-reference.png', import.meta.url));
@@ -99,13 +103,19 @@ describe('the standalone server in Chromium (#23)', { skip }, () => {
   let userDataDir: string;
   let appOrigin: string;
   let strangerOrigin: string;
+  let patternPort: string;
   let api: string;
 
   before(async () => {
     appOrigin = await originServer(servers);
     strangerOrigin = await originServer(servers);
+    patternPort = new URL(await originServer(servers)).port;
     const child = startCli(
-      { PORT: '0', PLANT_STORE_TOKENS: TOKEN, PLANT_STORE_CORS_ORIGINS: appOrigin },
+      {
+        PORT: '0',
+        PLANT_STORE_TOKENS: TOKEN,
+        PLANT_STORE_CORS_ORIGINS: `${appOrigin}, http://*.${PATTERN_DOMAIN}:${patternPort}`,
+      },
       children,
     );
     api = (await child.line(READY, 'the readiness line'))[1] as string;
@@ -119,7 +129,9 @@ describe('the standalone server in Chromium (#23)', { skip }, () => {
     });
     context.on('request', (request) => {
       const url = new URL(request.url());
-      if (url.protocol !== 'data:' && url.hostname !== '127.0.0.1') outside.push(request.url());
+      const local =
+        url.hostname === '127.0.0.1' || `.${url.hostname}`.endsWith(`.${PATTERN_DOMAIN}`);
+      if (url.protocol !== 'data:' && !local) outside.push(request.url());
     });
   });
 
@@ -216,6 +228,19 @@ describe('the standalone server in Chromium (#23)', { skip }, () => {
     // The preflight failed, so the create itself was never sent: id 44 is still free.
     const other = await postPlant(api, TOKEN, { id: 44, name: 'Moss' });
     assert.equal(other.status, 200);
+    await page.close();
+  });
+
+  it('lets a page of an origin under an allowed pattern create a plant, and blocks the bare domain', async () => {
+    const page = await context.newPage();
+    await page.goto(`http://shop.eu.${PATTERN_DOMAIN}:${patternPort}/`);
+    const created = await createFrom(page, api, TOKEN, { id: 45, name: 'Fern' });
+    assert.deepEqual(created, { status: 200, body: '{"name":"Fern"}', challenge: null });
+    // The pattern takes labels under the domain, never the domain itself.
+    await page.goto(`http://${PATTERN_DOMAIN}:${patternPort}/`);
+    const blocked = await createFrom(page, api, TOKEN, { id: 46, name: 'Fern' });
+    assert.match(blocked.error ?? '', /TypeError: Failed to fetch/, JSON.stringify(blocked));
+    assert.equal((await postPlant(api, TOKEN, { id: 46, name: 'Moss' })).status, 200);
     await page.close();
   });
 });
