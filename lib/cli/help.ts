@@ -28,7 +28,9 @@ Settings, from the environment:
   PLANT_STORE_JWT_AUDIENCE          JWT mode: the audience (required)
   PLANT_STORE_JWT_ALGORITHMS        JWT mode: allowlist (default RS256,PS256,ES256,EdDSA)
   DATABASE_URL                      postgres:// URL: plants in PostgreSQL (default: in memory)
-  PLANT_STORE_CORS_ORIGINS          * or comma-separated origins browsers may call from (default: off)
+  PLANT_STORE_CORS_ORIGINS          * or comma-separated origins browsers may call from, each exact
+                                    (https://app.example.com) or a subdomain pattern
+                                    (https://*.example.com: not example.com itself) (default: off)
   PLANT_STORE_LOG                   json, text or off, and info, warn or error (default: json, or
                                     text on a terminal; info)
   PLANT_STORE_ADMIN_PORT            port of /livez, /readyz, /metrics (default: none)
