@@ -230,7 +230,8 @@ export function describeSetup(servers: readonly BenchServer[]): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   const used = new Set(servers.map((server) => server.runtime));
   const runtimes: string[] = [];
-  if (used.has('node')) runtimes.push(`Node ${firstLine(NODE_BINARY, ['--version'])}`);
+  if (used.has('node'))
+    runtimes.push(`Node ${firstLine(NODE_BINARY, ['--version']).replace(/^v/, '')}`);
   if (used.has('bun')) runtimes.push(`Bun ${firstLine(BINARY.bun, ['--version'])}`);
   if (used.has('deno')) {
     runtimes.push(firstLine(BINARY.deno, ['--version']).replace(/^deno (\S+).*/, 'Deno $1'));

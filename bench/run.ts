@@ -99,12 +99,11 @@ async function check(server: BenchServer): Promise<{ failure?: string; rounded?:
 }
 
 function table(samples: ReadonlyMap<string, Sample[]>): string[] {
-  const medianRps = (name: string): number => {
+  const medianOf = (name: string, pick: (sample: Sample) => number): number => {
     const runs = samples.get(name) ?? [];
-    return runs.length > 0 ? median(runs.map((s) => s.requestsPerSecond)) : Number.NaN;
+    return runs.length > 0 ? median(runs.map(pick)) : Number.NaN;
   };
-  const ratio = (top: number, bottom: number): string =>
-    Number.isNaN(top / bottom) ? 'n/a' : (top / bottom).toFixed(2);
+  const rpsOf = (name: string): number => medianOf(name, (s) => s.requestsPerSecond);
   const lines = [
     '| runtime | server | req/s | × bare | × framework | CPU µs/request | p50 ms | p99 ms |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -112,19 +111,25 @@ function table(samples: ReadonlyMap<string, Sample[]>): string[] {
   for (const server of servers) {
     const runs = samples.get(server.name) ?? [];
     if (runs.length === 0) continue;
-    const rps = median(runs.map((s) => s.requestsPerSecond));
+    const rps = rpsOf(server.name);
     const bare = servers.find((s) => s.runtime === server.runtime && s.bare === true);
+    const vsBare = bare === undefined ? Number.NaN : rps / rpsOf(bare.name);
     const framework = server.framework === undefined ? undefined : serverNamed(server.framework);
-    const runtime = { node: 'Node', bun: 'Bun', deno: 'Deno' }[server.runtime];
-    lines.push(
-      `| ${runtime} | ${server.label} | ${spread(
+    const vsFramework = framework === undefined ? Number.NaN : rps / rpsOf(framework.name);
+    const cells = [
+      { node: 'Node', bun: 'Bun', deno: 'Deno' }[server.runtime],
+      server.label,
+      spread(
         runs.map((s) => s.requestsPerSecond),
         0,
-      )} | ${bare === undefined ? 'n/a' : ratio(rps, medianRps(bare.name))} | ` +
-        `${framework === undefined ? '' : `${ratio(rps, medianRps(framework.name))} ${framework.label}`} | ` +
-        `${median(runs.map((s) => s.cpuMicros)).toFixed(1)} | ` +
-        `${median(runs.map((s) => s.p50)).toFixed(2)} | ${median(runs.map((s) => s.p99)).toFixed(2)} |`,
-    );
+      ),
+      Number.isNaN(vsBare) ? 'n/a' : vsBare.toFixed(2),
+      Number.isNaN(vsFramework) ? '' : `${vsFramework.toFixed(2)} ${framework?.label}`,
+      medianOf(server.name, (s) => s.cpuMicros).toFixed(1),
+      medianOf(server.name, (s) => s.p50).toFixed(2),
+      medianOf(server.name, (s) => s.p99).toFixed(2),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines;
 }
