@@ -74,7 +74,7 @@ export const BENCH_SERVERS: readonly BenchServer[] = [
     framework: 'fastify',
   },
   {
-    name: 'standalone-log-off',
+    name: 'standalone-quiet',
     runtime: 'node',
     label: 'plant-store `npm start`, `PLANT_STORE_LOG=off`',
     entry: 'standalone',
