@@ -161,14 +161,13 @@ const READY_LINE = new RegExp(`(?:^|\\n)(?:${READY_PREFIX}|plant-store listening
  * Starts `<executable> <args>` pinned to `SERVER_CORE` (taskset execs it, so the pid is the
  * server's) as the benchmark server `name`, in `env` with `PORT=0`, and waits at most 20 s for
  * its ready line. What it prints after that line is drained and dropped, as a log collector
- * would read it, unless `onStdout` hears it.
+ * would read it.
  */
 export function startProcess(
   name: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
   executable: string = process.execPath,
-  onStdout?: (chunk: Buffer) => void,
 ): Promise<RunningServer> {
   const child = spawn('taskset', ['-c', SERVER_CORE, executable, ...args], {
     cwd: ROOT_DIR,
@@ -201,8 +200,7 @@ export function startProcess(
       child.removeAllListeners('exit');
       child.once('exit', () => live.delete(child));
       child.stdout?.removeAllListeners('data');
-      if (onStdout === undefined) child.stdout?.resume();
-      else child.stdout?.on('data', onStdout);
+      child.stdout?.resume();
       resolve({ name, child, pid: child.pid as number, url, stderr: () => stderr });
     });
   });

@@ -62,6 +62,7 @@ interface Sample extends WrkResult {
   readonly cpuMicros: number;
 }
 
+/** One round of one server: a fresh process, a warm-up, then the measured run and its CPU time. */
 async function measure(server: BenchServer): Promise<Sample> {
   let running: RunningServer | undefined;
   try {
@@ -81,7 +82,10 @@ async function measure(server: BenchServer): Promise<Sample> {
   }
 }
 
-/** Why a server is not measured, or `undefined`; and the note on its ids. */
+/**
+ * One server's correctness check, in a fresh process: why it is not measured (`failure`), and
+ * whether it rounds ids past 2^53 (`rounded`).
+ */
 async function check(server: BenchServer): Promise<{ failure?: string; rounded?: boolean }> {
   const missing = missingFor(server);
   if (missing !== undefined) return { failure: missing };
@@ -98,6 +102,7 @@ async function check(server: BenchServer): Promise<{ failure?: string; rounded?:
   }
 }
 
+/** The table's lines: a row per measured server, in the catalog's order. */
 function table(samples: ReadonlyMap<string, Sample[]>): string[] {
   const medianOf = (name: string, pick: (sample: Sample) => number): number => {
     const runs = samples.get(name) ?? [];
