@@ -2,7 +2,6 @@
 -- is a create (never a replay or a 409). Arguments after `--`: <id offset> <token>.
 -- Each thread numbers its own requests from offset + thread * 1e9; bench/run.ts gives the
 -- warm-up and the measured run different offsets, so ids never repeat within a server process.
--- With BENCH_ORIGIN set, every request carries that Origin, as a browser's would (#23).
 
 local threads = 0
 
@@ -19,8 +18,6 @@ function init(args)
   base = tonumber(args[1] or "0") + tid * 1e9
   headers["Authorization"] = "Bearer " .. (args[2] or "")
   headers["Content-Type"] = "application/json"
-  local origin = os.getenv("BENCH_ORIGIN")
-  if origin ~= nil and origin ~= "" then headers["Origin"] = origin end
 end
 
 function request()

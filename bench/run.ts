@@ -1,190 +1,219 @@
 /**
- * `npm run bench`: the plant workload over HTTP, every server against bare `node:http`.
+ * `npm run bench`: the create-a-plant workload over HTTP, plant-store beside the bare servers
+ * and the frameworks, on Node 24 (and on Bun and Deno with `--runtimes`).
  *
- * Each server is first checked for correctness (a failing one is reported, not measured). Then,
- * per round, the servers run in a rotated order, each as a fresh process pinned to core 0:
- * a wrk warm-up, then the measured wrk run (pinned to core 1, 50 keep-alive connections, a
- * unique id per request), then its peak RSS and CPU time. The table gives medians with min-max
- * over the rounds, the ratio to bare `node:http` from the same run, and the server's CPU time per
- * request (user + system), which moves less than req/s on a shared machine. `plant-store` is the
- * library behind `serve`; `standalone` is the standalone server itself as `npm start` runs it
- * (the built `dist/cli/main.js`; `lib/cli/main.ts` with `--loader tsx`), access log on, and
- * `standalone-quiet` the same with `PLANT_STORE_LOG=off`. Five rounds by default: on this
- * shared machine a three-round median still moved by several percent from one run to the next.
+ * Each server is first checked for correctness (a failing one is reported, not measured; one
+ * that rounds ids past 2^53, as its users write it, is named). Then, per round, the servers run
+ * in a rotated order, each as a fresh process pinned to core 0: a wrk warm-up, then the measured
+ * wrk run (core 1, 50 keep-alive connections, a new id per request) and the server's CPU time
+ * from `/proc/<pid>/stat`. The table gives medians over the rounds (req/s with min-max), the
+ * ratio to the runtime's bare server and to the framework a row is held against, both from the
+ * same run, and the CPU time per request, which moves less than req/s on a shared machine.
  *
- * Flags: --duration <s> (10) --warmup <s> (3) --rounds <n> (5) --connections <n> (50)
- *        --threads <n> (1) --servers a,b,... (all) --loader build|tsx (build) --raw
- * Quick run: `npm run bench -- --duration 2 --warmup 1 --rounds 1`
+ * `npm run bench:runtimes` is `--runtimes bun,deno`; `npm run bench:readme` measures every
+ * runtime and writes the table into README.md between `<!-- bench:start -->` and
+ * `<!-- bench:end -->`.
+ *
+ * @module
  */
-import { cpus, totalmem } from 'node:os';
-import { parseArgs } from 'node:util';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import {
-  buildServers,
+  checkExactIds,
   checkServer,
   cpuMillis,
-  integerFlag,
   interleavedRounds,
   killAll,
-  loaderFlag,
+  log,
   median,
-  peakRssKiB,
+  parseBenchFlags,
+  ROOT_DIR,
   type RunningServer,
   runWrk,
-  SERVERS,
-  type ServerName,
-  serverNamesFlag,
   spread,
-  startServer,
   stopServer,
   type WrkResult,
 } from './_harness.ts';
+import {
+  type BenchServer,
+  bundleServers,
+  describeSetup,
+  missingFor,
+  needsBuild,
+  selectServers,
+  serverNamed,
+  startBenchServer,
+} from './_servers.ts';
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '50' },
-    threads: { type: 'string', default: '1' },
-    servers: { type: 'string', default: SERVERS.join(',') },
-    loader: { type: 'string', default: 'build' },
-    raw: { type: 'boolean', default: false },
-  },
-});
-
-const duration = integerFlag('duration', values.duration);
-const warmup = integerFlag('warmup', values.warmup, 0);
-const rounds = integerFlag('rounds', values.rounds);
-const connections = integerFlag('connections', values.connections);
-const threads = integerFlag('threads', values.threads);
-const mode = loaderFlag(values.loader);
-const names = serverNamesFlag(values.servers);
-
-const log = (line: string): void => void process.stderr.write(`${line}\n`);
+const flags = parseBenchFlags('npm run bench --', [
+  'rounds',
+  'duration',
+  'warmup',
+  'connections',
+  'servers',
+  'runtimes',
+  'writeReadme',
+]);
+const servers = selectServers(flags.servers, flags.runtimes);
 
 interface Sample extends WrkResult {
-  readonly rssKiB: number | undefined;
   /** The server's CPU time (user + system) per request of the measured run, in µs. */
   readonly cpuMicros: number;
 }
 
-async function measure(name: ServerName): Promise<Sample> {
-  let server: RunningServer | undefined;
+/** One round of one server: a fresh process, a warm-up, then the measured run and its CPU time. */
+async function measure(server: BenchServer): Promise<Sample> {
+  let running: RunningServer | undefined;
   try {
-    server = await startServer(name, mode);
-    if (warmup > 0) {
-      await runWrk({ url: server.url, seconds: warmup, connections, threads, idOffset: 1e12 });
+    running = await startBenchServer(server);
+    const { url, pid } = running;
+    const { connections } = flags;
+    if (flags.warmup > 0) {
+      await runWrk({ url, seconds: flags.warmup, connections, idOffset: 1e12 });
     }
-    const cpuBefore = cpuMillis(server.pid);
-    const result = await runWrk({
-      url: server.url,
-      seconds: duration,
-      connections,
-      threads,
-      idOffset: 2e12,
-    });
-    const cpuMicros = ((cpuMillis(server.pid) - cpuBefore) * 1000) / result.requests;
-    const rssKiB = peakRssKiB(server.pid);
-    if (values.raw) log(result.raw);
-    return { ...result, rssKiB, cpuMicros };
+    const cpuBefore = cpuMillis(pid);
+    const result = await runWrk({ url, seconds: flags.duration, connections, idOffset: 2e12 });
+    const cpuMicros = ((cpuMillis(pid) - cpuBefore) * 1000) / result.requests;
+    if (result.errors > 0) throw new Error(`${result.errors} errors under load`);
+    return { ...result, cpuMicros };
   } finally {
-    if (server) await stopServer(server);
+    if (running) await stopServer(running);
   }
 }
 
-async function main(): Promise<void> {
-  log(
-    `bench: ${names.length} servers, ${rounds} round(s) of ${warmup} s warm-up + ${duration} s, ` +
-      `${connections} connections, ${threads} wrk thread(s), loader ${mode}`,
-  );
-  if (mode === 'build') await buildServers(names);
-
-  // Correctness first: a server that breaks the contract is reported, not measured.
-  const failed = new Map<ServerName, string[]>();
-  for (const name of names) {
-    let server: RunningServer | undefined;
-    try {
-      server = await startServer(name, mode);
-      const failures = await checkServer(server.url);
-      if (failures.length > 0) failed.set(name, failures);
-    } catch (error) {
-      failed.set(name, [(error as Error).message]);
-    } finally {
-      if (server) await stopServer(server);
-    }
-    log(
-      `check ${name}: ${failed.has(name) ? `FAILED\n    ${failed.get(name)?.join('\n    ')}` : 'ok'}`,
-    );
+/**
+ * One server's correctness check, in a fresh process: why it is not measured (`failure`), and
+ * whether it rounds ids past 2^53 (`rounded`).
+ */
+async function check(server: BenchServer): Promise<{ failure?: string; rounded?: boolean }> {
+  const missing = missingFor(server);
+  if (missing !== undefined) return { failure: missing };
+  let running: RunningServer | undefined;
+  try {
+    running = await startBenchServer(server);
+    const failures = await checkServer(running.url);
+    if (failures.length > 0) return { failure: `failed the check: ${failures.join('; ')}` };
+    return { rounded: (await checkExactIds(running.url)).length > 0 };
+  } catch (error) {
+    return { failure: `failed to start: ${(error as Error).message.trim()}` };
+  } finally {
+    if (running) await stopServer(running);
   }
-  const measured = names.filter((name) => !failed.has(name));
+}
+
+/** The table's lines: a row per measured server, in the catalog's order. */
+function table(samples: ReadonlyMap<string, Sample[]>): string[] {
+  const medianOf = (name: string, pick: (sample: Sample) => number): number => {
+    const runs = samples.get(name) ?? [];
+    return runs.length > 0 ? median(runs.map(pick)) : Number.NaN;
+  };
+  const rpsOf = (name: string): number => medianOf(name, (s) => s.requestsPerSecond);
+  const lines = [
+    '| runtime | server | req/s | × bare | × framework | CPU µs/request | p50 ms | p99 ms |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const server of servers) {
+    const runs = samples.get(server.name) ?? [];
+    if (runs.length === 0) continue;
+    const rps = rpsOf(server.name);
+    const bare = servers.find((s) => s.runtime === server.runtime && s.bare === true);
+    const vsBare = bare === undefined ? Number.NaN : rps / rpsOf(bare.name);
+    const framework = server.framework === undefined ? undefined : serverNamed(server.framework);
+    const vsFramework = framework === undefined ? Number.NaN : rps / rpsOf(framework.name);
+    const cells = [
+      { node: 'Node', bun: 'Bun', deno: 'Deno' }[server.runtime],
+      server.label,
+      spread(
+        runs.map((s) => s.requestsPerSecond),
+        0,
+      ),
+      Number.isNaN(vsBare) ? 'n/a' : vsBare.toFixed(2),
+      Number.isNaN(vsFramework) ? '' : `${vsFramework.toFixed(2)} ${framework?.label}`,
+      medianOf(server.name, (s) => s.cpuMicros).toFixed(1),
+      medianOf(server.name, (s) => s.p50).toFixed(2),
+      medianOf(server.name, (s) => s.p99).toFixed(2),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
+  }
+  return lines;
+}
+
+/** Replaces what lies between README.md's bench markers with `block`. */
+function writeReadme(block: readonly string[]): void {
+  const file = join(ROOT_DIR, 'README.md');
+  const text = readFileSync(file, 'utf8');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to < from) throw new Error(`README.md has no ${start} ... ${end}`);
+  const generated = [
+    start,
+    '<!-- Written by `npm run bench:readme`; edit bench/run.ts, not this table. -->',
+    '',
+    ...block,
+    '',
+  ];
+  writeFileSync(file, `${text.slice(0, from)}${generated.join('\n')}${text.slice(to)}`);
+  log('wrote the table into README.md');
+}
+
+async function main(): Promise<void> {
+  const setup = describeSetup(servers);
+  log(
+    `bench: ${servers.length} servers, ${flags.rounds} round(s) of ${flags.warmup} s warm-up + ` +
+      `${flags.duration} s, ${flags.connections} connections\n${setup}`,
+  );
+  if (servers.some(needsBuild)) {
+    const built = spawnSync('npm', ['run', 'build', '--silent'], {
+      cwd: ROOT_DIR,
+      stdio: 'inherit',
+    });
+    if (built.status !== 0) throw new Error('npm run build failed');
+  }
+  await bundleServers(servers);
+
+  const notMeasured: string[] = [];
+  const rounding: string[] = [];
+  const measured: BenchServer[] = [];
+  for (const server of servers) {
+    const verdict = await check(server);
+    log(
+      `check ${server.name}: ${verdict.failure ?? 'ok'}${verdict.rounded ? ', ids rounded' : ''}`,
+    );
+    if (verdict.failure !== undefined) notMeasured.push(`${server.label}: ${verdict.failure}`);
+    else measured.push(server);
+    if (verdict.rounded) rounding.push(server.label);
+  }
 
   const samples = await interleavedRounds(
-    measured,
-    rounds,
-    measure,
+    measured.map((server) => server.name),
+    flags.rounds,
+    (name) => measure(serverNamed(name)),
     (sample) =>
       `${sample.requestsPerSecond.toFixed(0)} req/s, ${sample.cpuMicros.toFixed(1)} µs CPU/request, ` +
-      `p50 ${sample.p50} ms, p99 ${sample.p99} ms, ` +
-      `RSS ${((sample.rssKiB ?? 0) / 1024).toFixed(1)} MiB` +
-      (sample.errors > 0 ? `, ${sample.errors} ERRORS` : ''),
+      `p50 ${sample.p50.toFixed(2)} ms, p99 ${sample.p99.toFixed(2)} ms`,
   );
+  for (const server of measured) {
+    if (samples.get(server.name)?.length === 0)
+      notMeasured.push(`${server.label}: failed every round`);
+  }
 
-  const baseline = samples.get('node-http') ?? [];
-  const baseRps = baseline.length > 0 ? median(baseline.map((s) => s.requestsPerSecond)) : NaN;
-  const lines = [
-    '| server | req/s | × node:http | CPU µs/request | p50 ms | p99 ms | peak RSS MiB | errors |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  const block = [
+    `${setup}. wrk -t1 -c${flags.connections} -d${flags.duration}s on one core, each server on the ` +
+      `other, a fresh process per round after a ${flags.warmup} s warm-up; medians of ` +
+      `${flags.rounds} interleaved round(s), req/s with min-max; ratios of median req/s from ` +
+      'the same run; a new plant created per request.',
+    '',
+    ...table(samples),
+    ...(rounding.length > 0
+      ? ['', `Round ids past 2^53, as their users write them: ${rounding.join('; ')}.`]
+      : []),
+    ...(notMeasured.length > 0 ? ['', ...notMeasured.map((line) => `Not measured: ${line}`)] : []),
   ];
-  for (const name of measured) {
-    const runs = samples.get(name) ?? [];
-    if (runs.length === 0) {
-      lines.push(`| ${name} | failed during the run | | | | | | |`);
-      continue;
-    }
-    const rps = runs.map((s) => s.requestsPerSecond);
-    const rss = runs.flatMap((s) => (s.rssKiB === undefined ? [] : [s.rssKiB / 1024]));
-    lines.push(
-      // Three decimals: the targets sit at 0.9x and 1.0x, where two would round 0.899 up.
-      `| ${name} | ${spread(rps, 0)} | ${Number.isNaN(baseRps) ? 'n/a' : (median(rps) / baseRps).toFixed(3)} | ` +
-        `${median(runs.map((s) => s.cpuMicros)).toFixed(1)} | ` +
-        `${spread(
-          runs.map((s) => s.p50),
-          2,
-        )} | ${spread(
-          runs.map((s) => s.p99),
-          2,
-        )} | ${rss.length > 0 ? spread(rss, 1) : 'n/a'} | ${runs.reduce((n, s) => n + s.errors, 0)} |`,
-    );
-  }
-  for (const [name, failures] of failed) {
-    lines.push(
-      `| ${name} | not measured: failed the correctness check (${failures[0]}) | | | | | | |`,
-    );
-  }
-  // What the access log costs: the standalone server with it on against the same with it off.
-  const logged = samples.get('standalone') ?? [];
-  const quiet = samples.get('standalone-quiet') ?? [];
-  if (logged.length > 0 && quiet.length > 0) {
-    const on = median(logged.map((s) => s.requestsPerSecond));
-    const off = median(quiet.map((s) => s.requestsPerSecond));
-    lines.push(
-      '',
-      `The access log costs the standalone server ${((1 - on / off) * 100).toFixed(1)}% of its req/s.`,
-    );
-  }
-
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  process.stdout.write(
-    [
-      `Node ${process.version}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
-        `wrk -t${threads} -c${connections} -d${duration}s --latency (core 1), servers on core 0; ` +
-        `${rounds} round(s) after a ${warmup} s warm-up per process; loader: ${mode}. ` +
-        'Medians (min-max); × node:http is the ratio of median req/s.',
-      '',
-      ...lines,
-      '',
-    ].join('\n'),
-  );
+  process.stdout.write(`${block.join('\n')}\n`);
+  if (flags.writeReadme) writeReadme(block);
 }
 
 main()

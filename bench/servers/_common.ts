@@ -1,6 +1,6 @@
 /**
  * What every benchmark server shares: the one bearer token, the body limit, the port from the
- * environment, the ready line `bench/run.ts` waits for, and (for the hand-written servers) the
+ * environment, the ready line the harness waits for, and (for the hand-written servers) the
  * plant workload's validation and in-memory store, so that each server does the same work.
  *
  * @module
@@ -10,7 +10,7 @@
 export const TOKEN = 'bench-token-3q2-7wDJ5f1';
 /** The body limit of every server: 100 KiB, as plant-store's default. */
 export const MAX_BODY_BYTES = 102_400;
-/** The line `bench/run.ts` waits for before it talks to a server. */
+/** The line the harness waits for before it talks to a server. */
 export const READY_PREFIX = 'bench-server ready on ';
 
 /** The port to listen on: `PORT` from the environment, `0` (any free one) when unset. */

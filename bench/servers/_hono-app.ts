@@ -1,7 +1,7 @@
 /**
  * The plant workload as a Hono 4 app, written with Hono's own middleware: `bearerAuth`, a
- * `Content-Type` guard (`415`), `bodyLimit` (`413`) and `validator('json')`. Shared by the Hono
- * server (`hono.ts`) and the direct-call benchmark (`bench/direct.ts`, through `app.request`).
+ * `Content-Type` guard (`415`), `bodyLimit` (`413`) and `validator('json')`. Served on Deno
+ * (`runtimes/servers/deno-hono.ts`) and called in process by `bench/direct.ts` (`app.request`).
  */
 import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';

@@ -3,6 +3,8 @@
  * (validated by Ajv) and for the response (serialized by fast-json-stringify), the bearer check
  * in an `onRequest` hook (before the body is read), `bodyLimit` for 100 KiB, and Fastify's own
  * JSON parser (`415` for any other content type, once the built-in text/plain parser is removed).
+ * With `BENCH_FASTIFY_LOGGER=1` it logs as `Fastify({ logger: true })` does: pino's JSON lines on
+ * stdout, two per request.
  */
 import Fastify from 'fastify';
 import {
@@ -23,7 +25,10 @@ interface NewPlantBody {
 }
 
 const plants = new Map<number, BenchPlant>();
-const app = Fastify({ logger: false, bodyLimit: MAX_BODY_BYTES });
+const app = Fastify({
+  logger: process.env.BENCH_FASTIFY_LOGGER === '1',
+  bodyLimit: MAX_BODY_BYTES,
+});
 // A JSON-only API: without Fastify's built-in text/plain parser, anything but JSON is a 415.
 app.removeContentTypeParser('text/plain');
 

@@ -1,54 +1,17 @@
 /**
  * The plant workload as a hand-written web-standard handler, the bare baseline of each runtime:
- * `bench/servers/_fetch-workload.ts` (`new URL`, `request.headers.get`, the body read whole by the
- * runtime, `request.text()` by default, `JSON.parse`, `Response.json`), keeping every int64 id
- * exact, as the correctness check asks: an id that is not a safe integer is read
- * again from its literal (`JSON.parse`'s source text access) and kept as a `bigint`. The usual
+ * `bench/servers/_fetch-workload.ts` (`new URL`, `request.headers.get`, `request.text()`,
+ * `JSON.parse`, `Response.json`), keeping every int64 id exact, as the correctness check asks:
+ * an id that is not a safe integer is read again from its literal (`JSON.parse`'s source text access) and kept as a `bigint`. The usual
  * id is safe, so the common path pays one `Number.isSafeInteger` for it.
  *
  * @module
  */
 
-import {
-  createFetchWorkload,
-  type ReadText,
-  readTextCapped,
-} from '../../servers/_fetch-workload.ts';
-
-/** How the bare handler reads a body: the whole text, or `undefined` past the limit. */
-export type BodyText = ReadText;
+import { createFetchWorkload, type ReadText } from '../../servers/_fetch-workload.ts';
 
 /** The reader a user writes first: `request.text()` (the length was checked already). */
-export const readWithText: BodyText = (request) => request.text();
-
-const decoder = new TextDecoder();
-
-/** The runtime's whole-body reader, `arrayBuffer()`, then a decode: what plant-store now does. */
-export const readWithArrayBuffer: BodyText = async (request) =>
-  decoder.decode(await request.arrayBuffer());
-
-/**
- * A stream reader per request, counting bytes against the limit (the Node bench's
- * `readTextCapped`): what plant-store did for every body before 39d1bb1, kept to measure that
- * path apart from the rest of plant-store.
- */
-export const readWithReader: BodyText = readTextCapped;
-
-/**
- * `arrayBuffer()` after looking at the body as plant-store's web front does (`request.body`,
- * `bodyUsed`, the stream's `locked`), to measure what touching the stream first costs.
- */
-export const readWithArrayBufferAfterBody: BodyText = async (request) => {
-  const { body } = request;
-  if (body === null || request.bodyUsed || body.locked) return undefined;
-  return decoder.decode(await request.arrayBuffer());
-};
-
-/** `request.text()` after reading `request.signal`, as plant-store's web front does. */
-export const readWithTextAfterSignal: BodyText = (request) => {
-  if (request.signal.aborted) return Promise.resolve(undefined);
-  return request.text();
-};
+const readWithText: ReadText = (request) => request.text();
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -80,8 +43,6 @@ function exactKey(id: number, text: string): number | bigint | string {
 }
 
 /** A fetch handler for the plant workload, with its own in-memory store of exact ids. */
-export function createBareHandler(
-  readText: BodyText = readWithText,
-): (request: Request) => Promise<Response> {
-  return createFetchWorkload(readText, exactKey);
+export function createBareHandler(): (request: Request) => Promise<Response> {
+  return createFetchWorkload(readWithText, exactKey);
 }

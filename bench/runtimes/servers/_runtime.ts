@@ -1,7 +1,7 @@
 /**
  * What the Bun and Deno bench servers share: the part of each runtime's global they use (the
  * project type-checks with Node's types, not Bun's or Deno's), and serving a fetch handler on
- * 127.0.0.1 with the ready line and the clean exit `bench/runtimes/run.ts` expects.
+ * 127.0.0.1 with the ready line and the clean exit the harness expects.
  *
  * @module
  */

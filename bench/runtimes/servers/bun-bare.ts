@@ -1,6 +1,5 @@
 /** The bare baseline on Bun: the hand-written handler of `_bare-workload.ts` on `Bun.serve`. */
-import { bodyReaderFromEnv } from './_bare-reader.ts';
 import { createBareHandler } from './_bare-workload.ts';
 import { serveOnBun } from './_runtime.ts';
 
-serveOnBun(createBareHandler(bodyReaderFromEnv()));
+serveOnBun(createBareHandler());

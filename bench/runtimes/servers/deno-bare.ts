@@ -1,6 +1,5 @@
 /** The bare baseline on Deno: the hand-written handler of `_bare-workload.ts` on `Deno.serve`. */
-import { bodyReaderFromEnv } from './_bare-reader.ts';
 import { createBareHandler } from './_bare-workload.ts';
 import { serveOnDeno } from './_runtime.ts';
 
-serveOnDeno(createBareHandler(bodyReaderFromEnv()));
+serveOnDeno(createBareHandler());
