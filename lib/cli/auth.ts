@@ -12,6 +12,7 @@ import { createStaticTokenVerifier } from '../index.ts';
 import type { JwtAlgorithm, JwtVerifier } from '../jwt.ts';
 import type { ReadinessCheck } from './admin-server.ts';
 import type { AuthSettings } from './auth-settings.ts';
+import { redactUrl } from '../options/redact-url.ts';
 import { fail, oneLine } from './fail.ts';
 import { loadJwtVerifier } from './load-optional.ts';
 
@@ -69,11 +70,11 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
   // Fetched through the verifier, so that a server that cannot verify any token never starts
   // and the keys it serves with are the ones /readyz reports.
   await verifier.reload().catch((error: unknown) => {
-    fail(1, `cannot fetch the JWKS at ${auth.jwksUrl}: ${oneLine(error)}`);
+    fail(1, `cannot fetch the JWKS at ${redactUrl(auth.jwksUrl)}: ${oneLine(error)}`);
   });
   return {
     verifier,
-    mode: `JWT (keys from ${auth.jwksUrl}, issuer ${auth.issuer})`,
+    mode: `JWT (keys from ${redactUrl(auth.jwksUrl)}, issuer ${auth.issuer})`,
     readiness: { name: 'jwks', ready: async () => verifier.status() },
   };
 }

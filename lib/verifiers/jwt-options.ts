@@ -8,6 +8,7 @@
  */
 
 import { checkOptionNames } from '../options/check-option-names.ts';
+import { redactUrl } from '../options/redact-url.ts';
 import {
   base64url,
   type CryptoKey as JoseCryptoKey,
@@ -213,10 +214,17 @@ function parseJwksUrl(value: unknown): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new TypeError(`createJwtVerifier: "jwksUrl" is not a URL: ${String(value)}`);
+    // Not echoed: a string that is not a URL could be anything, a secret included.
+    throw new TypeError('createJwtVerifier: "jwksUrl" is not a URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TypeError('createJwtVerifier: "jwksUrl" must be an http or https URL');
+  }
+  if (url.username !== '' || url.password !== '') {
+    // fetch refuses such a URL on every request, with the password in its message.
+    throw new TypeError(
+      `createJwtVerifier: "jwksUrl" must not hold a user name or password: ${redactUrl(url)}`,
+    );
   }
   return url;
 }

@@ -176,8 +176,15 @@ describe('plant-store CLI in JWT mode', () => {
   }
 
   it('accepts valid tokens, prints no token line and is ready with the JWKS fetched when the JWKS settings are set', async () => {
-    const { child, url } = await startServer(jwtEnv({ PLANT_STORE_ADMIN_PORT: '0' }));
+    // A query may carry a key server's API key: it is never echoed.
+    const { child, url } = await startServer(
+      jwtEnv({ PLANT_STORE_ADMIN_PORT: '0', PLANT_STORE_JWKS_URL: `${jwks.url}?key=s3cret` }),
+    );
     const admin = /"admin":"(http:[^"]+)"/.exec(child.stdout())?.[1];
+    assert.match(
+      child.stdout(),
+      /"auth":"JWT \(keys from http:\/\/127\.0\.0\.1:\d+\/jwks\.json\?\*\*\*,/,
+    );
     const ready = await fetch(`${admin}/readyz`);
     const body = (await ready.json()) as { checks: { jwks: JwksReadiness } };
     assert.equal(ready.status, 200);
@@ -210,6 +217,7 @@ describe('plant-store CLI in JWT mode', () => {
       .filter((line) => !line.startsWith('{'));
     assert.deepEqual(plainLines.length, 1, child.stdout());
     assert.doesNotMatch(child.stdout(), /^plant-store token:/m);
+    assert.doesNotMatch(child.stdout(), /s3cret/);
     child.process.kill('SIGTERM');
     assert.equal(await child.exited, 0);
     assert.equal(child.stderr(), '');
@@ -336,12 +344,14 @@ describe('plant-store CLI in JWT mode', () => {
   });
 
   it('exits 1 with one line, listening on nothing, when the JWKS cannot be fetched at start (#21)', async () => {
-    const child = startCli(jwtEnv({ PLANT_STORE_JWKS_URL: await downUrl() }), children);
+    const down = `${await downUrl()}?key=s3cret`;
+    const child = startCli(jwtEnv({ PLANT_STORE_JWKS_URL: down }), children);
     const stderr = await exitsWithOneLine(child, 1, 'the JWKS down at start');
     assert.match(
       stderr,
-      /^plant-store: cannot fetch the JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks\.json: /,
+      /^plant-store: cannot fetch the JWKS at http:\/\/127\.0\.0\.1:\d+\/jwks\.json\?\*\*\*: /,
     );
+    assert.doesNotMatch(stderr, /s3cret/);
   });
 
   it('exits 2 with one line on stderr and listens on nothing when the JWT settings are bad', async () => {

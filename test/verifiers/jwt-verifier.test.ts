@@ -1034,6 +1034,22 @@ describe('createJwtVerifier', () => {
       });
     }
 
+    it('never echoes a password or a query of jwksUrl when it refuses the URL', () => {
+      const refusals: ReadonlyArray<[string, RegExp]> = [
+        [
+          'https://user:s3cret@id.example.test/jwks.json?key=s3cret',
+          /^createJwtVerifier: "jwksUrl" must not hold a user name or password: https:\/\/\*\*\*@id\.example\.test\/jwks\.json\?\*\*\*$/,
+        ],
+        ['s3cret', /^createJwtVerifier: "jwksUrl" is not a URL$/],
+      ];
+      for (const [jwksUrl, message] of refusals) {
+        assert.throws(
+          () => createJwtVerifier({ jwksUrl, issuer: ISSUER, audience: AUDIENCE }),
+          (error) => error instanceof TypeError && message.test(error.message),
+        );
+      }
+    });
+
     it('fetches nothing when it is constructed', async () => {
       const server = await startJwksServer([rs256.jwk]);
       verifierFor(server);
