@@ -50,6 +50,16 @@ type LocalKeys = ReturnType<typeof createLocalJWKSet>;
  * @param remote jose's fetch options (timeout, and the durations it validates).
  * @param timing When to fetch and how long keys serve.
  * @returns The key source; it fetches nothing until asked.
+ * @example
+ * ```ts
+ * const keys = createJwksKeys(new URL('https://id.example.com/jwks.json'), {}, {
+ *   cooldownDuration: 30_000,
+ *   cacheMaxAge: 600_000,
+ *   maxStaleAge: 86_400_000,
+ * });
+ * await keys.reload();
+ * keys.status(); // { ready: true, keys: 'fresh', ageMs: 0, lastFetch: { ok: true, ageMs: 0 } }
+ * ```
  */
 export function createJwksKeys(
   url: URL,
@@ -114,12 +124,13 @@ export function createJwksKeys(
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       // An unknown kid: the key set may have rotated. Fetch again, at most once per cooldown;
       // while the key server fails, the token could not be checked (thrown), never invalid.
+      const latest = keys as NonNullable<typeof keys>;
+      if (latest !== current) return latest.local(header as never, token as never);
       if (pending === undefined) {
         if (failedRecently(now)) throw last?.error;
         if (now - current.fetchedAt < cooldownDuration) throw error;
-        void fetchKeys().catch(() => {});
       }
-      await pending;
+      await fetchKeys(); // joins the fetch under way, or starts one
       return (keys as NonNullable<typeof keys>).local(header as never, token as never);
     }
   };

@@ -50,6 +50,14 @@ const FIXED_STATUS: JwtKeyStatus = Object.freeze({ ready: true, keys: 'fixed' })
 /**
  * The verifier `createJwtVerifier` returns: a `TokenVerifier` whose principal is the token's
  * verified claims, with what a host needs to know whether its keys can serve.
+ *
+ * @example
+ * ```ts
+ * const verifier = createJwtVerifier({ jwksUrl, issuer, audience });
+ * await verifier.reload(); // the keys before the first request; rejects when they cannot be had
+ * // In a readiness route: 503 once the keys are past maxStaleAge.
+ * const { ready, keys } = verifier.status(); // keys: 'fresh' | 'stale' | 'expired' | ...
+ * ```
  */
 export interface JwtVerifier extends TokenVerifier<JWTPayload> {
   /**
