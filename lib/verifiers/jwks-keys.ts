@@ -42,6 +42,12 @@ export interface KeySource {
 }
 
 type LocalKeys = ReturnType<typeof createLocalJWKSet>;
+type Fetched = { readonly local: LocalKeys; readonly fetchedAt: number };
+
+/** Looks a token's key up in fetched keys (jose's own header and token types). */
+function lookUp(fetched: Fetched, header: Record<string, unknown>, token: unknown) {
+  return fetched.local(header as Parameters<LocalKeys>[0], token as Parameters<LocalKeys>[1]);
+}
 
 /**
  * Creates the key source of a remote JWKS.
@@ -69,7 +75,7 @@ export function createJwksKeys(
   const { cooldownDuration, cacheMaxAge, maxStaleAge } = timing;
   // jose's resolver would fetch on the request path once the keys are old; only its fetch is used.
   const jwks = createRemoteJWKSet(url, remote);
-  let keys: { readonly local: LocalKeys; readonly fetchedAt: number } | undefined;
+  let keys: Fetched | undefined;
   let last: { readonly ok: boolean; readonly at: number; readonly error?: unknown } | undefined;
   let pending: Promise<void> | undefined;
 
@@ -117,21 +123,20 @@ export function createJwksKeys(
     } else {
       refreshIfDue(now);
     }
-    const current = keys as NonNullable<typeof keys>;
+    const current = keys as Fetched;
     try {
-      return await current.local(header as Parameters<LocalKeys>[0], token as never);
+      return await lookUp(current, header, token);
     } catch (error) {
       if (!(error instanceof errors.JWKSNoMatchingKey)) throw error;
       // An unknown kid: the key set may have rotated. Fetch again, at most once per cooldown;
       // while the key server fails, the token could not be checked (thrown), never invalid.
-      const latest = keys as NonNullable<typeof keys>;
-      if (latest !== current) return latest.local(header as never, token as never);
+      if (keys !== current) return lookUp(keys as Fetched, header, token);
       if (pending === undefined) {
         if (failedRecently(now)) throw last?.error;
         if (now - current.fetchedAt < cooldownDuration) throw error;
       }
       await fetchKeys(); // joins the fetch under way, or starts one
-      return (keys as NonNullable<typeof keys>).local(header as never, token as never);
+      return lookUp(keys as Fetched, header, token);
     }
   };
 
