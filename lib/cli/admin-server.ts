@@ -12,12 +12,15 @@ import type { AddressInfo } from 'node:net';
 import type { AdminSettings } from './operator-settings.ts';
 
 /**
- * One readiness check: its name and whether the dependency can serve now, alone or with details
- * for the operator beside `ready` (shown as they are in `/readyz`).
+ * A check's answer: whether the dependency can serve now, alone or with details for the operator
+ * beside `ready` (shown as they are in `/readyz`).
  */
+export type ReadinessAnswer = boolean | { readonly ready: boolean };
+
+/** One readiness check: its name and its answer. */
 export interface ReadinessCheck {
   readonly name: string;
-  readonly ready: () => Promise<boolean | { readonly ready: boolean }>;
+  readonly ready: () => Promise<ReadinessAnswer>;
 }
 
 /** What the admin listener serves. */
@@ -94,10 +97,8 @@ export function startAdminServer(
 /** Every check's answer; a check that throws counts as not ready. */
 async function readiness(
   sources: AdminSources,
-): Promise<{ ready: boolean; checks: Record<string, boolean | { readonly ready: boolean }> }> {
-  const checks: Record<string, boolean | { readonly ready: boolean }> = {
-    shutdown: !sources.stopping(),
-  };
+): Promise<{ ready: boolean; checks: Record<string, ReadinessAnswer> }> {
+  const checks: Record<string, ReadinessAnswer> = { shutdown: !sources.stopping() };
   await Promise.all(
     sources.checks.map(async ({ name, ready }) => {
       checks[name] = await ready().catch(() => false);
