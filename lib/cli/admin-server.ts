@@ -11,10 +11,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminSettings } from './operator-settings.ts';
 
-/** One readiness check: its name and whether the dependency can serve now. */
+/**
+ * A check's answer: whether the dependency can serve now, alone or with details for the operator
+ * beside `ready` (shown as they are in `/readyz`).
+ */
+export type ReadinessAnswer = boolean | { readonly ready: boolean };
+
+/** One readiness check: its name and its answer. */
 export interface ReadinessCheck {
   readonly name: string;
-  readonly ready: () => Promise<boolean>;
+  readonly ready: () => Promise<ReadinessAnswer>;
 }
 
 /** What the admin listener serves. */
@@ -91,12 +97,15 @@ export function startAdminServer(
 /** Every check's answer; a check that throws counts as not ready. */
 async function readiness(
   sources: AdminSources,
-): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
-  const checks: Record<string, boolean> = { shutdown: !sources.stopping() };
+): Promise<{ ready: boolean; checks: Record<string, ReadinessAnswer> }> {
+  const checks: Record<string, ReadinessAnswer> = { shutdown: !sources.stopping() };
   await Promise.all(
     sources.checks.map(async ({ name, ready }) => {
       checks[name] = await ready().catch(() => false);
     }),
   );
-  return { ready: Object.values(checks).every(Boolean), checks };
+  const ready = Object.values(checks).every((check) =>
+    typeof check === 'boolean' ? check : check.ready,
+  );
+  return { ready, checks };
 }

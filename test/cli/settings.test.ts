@@ -217,6 +217,19 @@ describe('parseSettings', () => {
       }
     });
 
+    it('reports PLANT_STORE_JWKS_URL without echoing it when it holds a user name or password', () => {
+      // fetch refuses such a URL on every request, and its message would print the password.
+      for (const jwksUrl of [
+        'https://user:s3cret@id.example.com/jwks',
+        'http://s3cret@127.0.0.1/',
+      ]) {
+        assert.equal(
+          errorOf({ ...JWT, PLANT_STORE_JWKS_URL: jwksUrl }),
+          'PLANT_STORE_JWKS_URL must not hold a user name or password',
+        );
+      }
+    });
+
     it('reports an empty issuer or audience', () => {
       assert.equal(
         errorOf({ ...JWT, PLANT_STORE_JWT_ISSUER: '' }),
