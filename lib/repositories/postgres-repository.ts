@@ -1,12 +1,11 @@
 /**
- * The PostgreSQL `PlantRepository` behind `plant-store/postgres`, and the function that creates
- * its table. It imports no driver: hand it anything with `query(text, values)` that resolves to
- * `{ rows }`, such as a `pg` `Pool` or `Client`, or a PGlite instance.
+ * The PostgreSQL `PlantRepository` behind `plant-store/postgres`. It imports no driver: hand it
+ * anything with `query(text, values)` that resolves to `{ rows }`, such as a `pg` `Pool` or
+ * `Client`, or a PGlite instance.
  *
  * @module
  */
 
-import { checkOptionNames } from '../options/check-option-names.ts';
 import type {
   CreatePlantOutcome,
   NewPlant,
@@ -14,41 +13,13 @@ import type {
   PlantRepository,
   PlantRepositoryContext,
 } from '../types.ts';
-
-/**
- * The driver the repository talks through, typed by shape only: `pg`'s `Pool` and `Client`
- * ([node-postgres](https://node-postgres.com/apis/pool#poolquery)) and PGlite fit as they are.
- *
- * Use a pool (or a client in autocommit mode): each statement must run in its own transaction
- * under PostgreSQL's default READ COMMITTED isolation, never inside a transaction the caller holds
- * open.
- *
- * @example
- * ```ts
- * import pg from 'pg';
- * const client: PostgresClient = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * ```
- */
-export interface PostgresClient {
-  /** The query with `$1`-style parameters; resolves to the result rows, rejects on any error. */
-  query(text: string, values?: unknown[]): Promise<{ readonly rows: readonly unknown[] }>;
-}
-
-/** Where the plants live: options of `createPostgresRepository` and `ensurePlantTable`. */
-export interface PostgresTableOptions {
-  /**
-   * The table's name. Any PostgreSQL identifier up to 63 bytes of UTF-8 (quotes and spaces
-   * included): it is always quoted, so it is case-sensitive and never read as SQL.
-   * @default 'plants'
-   */
-  readonly table?: string | undefined;
-  /**
-   * The schema holding the table, quoted like `table`; it must exist. Unset, the connection's
-   * `search_path` decides (usually `public`).
-   * @default undefined
-   */
-  readonly schema?: string | undefined;
-}
+import {
+  assertClient,
+  type PostgresClient,
+  type PostgresTableOptions,
+  qualifiedTableName,
+  rowsOf,
+} from './postgres-shared.ts';
 
 /** Options of `createPostgresRepository`. */
 export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {}
@@ -58,16 +29,8 @@ export interface PostgresPlantRepository extends PlantRepository {
   create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
 }
 
-// PostgreSQL's NAMEDATALEN is 64: longer identifiers are silently truncated, which could make two
-// configured names share one table, so they are refused instead.
-const MAX_IDENTIFIER_BYTES = 63;
 // Insert, then read: a row deleted between the two is retried this many times in all.
 const MAX_ATTEMPTS = 3;
-// SQLSTATEs of two concurrent `CREATE TABLE IF NOT EXISTS` colliding in the catalog.
-const CATALOG_RACE_CODES = new Set(['23505', '42P07', '42710']);
-
-const encoder = new TextEncoder();
-
 /**
  * Creates a `PlantRepository` that stores plants in a PostgreSQL table (see `ensurePlantTable`).
  *
@@ -143,56 +106,6 @@ export function createPostgresRepository(
   };
 }
 
-/**
- * Creates the plants table if it does not exist, then checks that the table fits: columns `id`,
- * `name` and `tag` and a unique key on `id`. Safe to call at every start, from many processes at
- * once.
- *
- * The table: `id bigint PRIMARY KEY, name text NOT NULL, tag text`. An existing table is never
- * altered; one that does not fit makes this reject with the database's error, so a wrong table is
- * found at start rather than at the first create. The schema, if given, must already exist.
- * Needs `CREATE` on the schema only when the table is missing.
- *
- * @param client The driver, as for `createPostgresRepository`.
- * @param options Where the table is; the same options the repository gets.
- * @returns Resolves once the table exists and fits; rejects with the driver's error otherwise.
- * @throws {TypeError} Synchronously, for the same bad `client`, `table` or `schema` as
- *   `createPostgresRepository`.
- * @example
- * ```ts
- * import pg from 'pg';
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * await ensurePlantTable(pool, { table: 'plants', schema: 'public' });
- * ```
- */
-export function ensurePlantTable(
-  client: PostgresClient,
-  options: PostgresTableOptions = {},
-): Promise<void> {
-  assertClient(client, 'ensurePlantTable');
-  const table = qualifiedTableName(options, 'ensurePlantTable');
-  return ensure(client, table);
-}
-
-async function ensure(client: PostgresClient, table: string): Promise<void> {
-  const createSql = `CREATE TABLE IF NOT EXISTS ${table} (id bigint PRIMARY KEY, name text NOT NULL, tag text)`;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await client.query(createSql, []);
-      break;
-    } catch (error) {
-      // Two sessions running IF NOT EXISTS at once can both pass the check; the loser fails on a
-      // catalog unique index. The winner has committed by then, so trying again finds the table.
-      if (attempt >= MAX_ATTEMPTS || !CATALOG_RACE_CODES.has(sqlState(error))) throw error;
-    }
-  }
-  // Planning this no-op insert checks the three columns and the unique key ON CONFLICT needs.
-  await client.query(
-    `INSERT INTO ${table} (id, name, tag) SELECT NULL::bigint, NULL::text, NULL::text WHERE false ON CONFLICT (id) DO NOTHING`,
-    [],
-  );
-}
-
 /** Runs one statement, rejecting with `signal.reason` before it starts or as soon as it fires. */
 function run(
   client: PostgresClient,
@@ -215,13 +128,6 @@ function run(
   });
 }
 
-function rowsOf(result: { readonly rows: readonly unknown[] }): readonly unknown[] {
-  if (result === null || typeof result !== 'object' || !Array.isArray(result.rows)) {
-    throw new TypeError('plant-store/postgres: query() resolved to something without rows');
-  }
-  return result.rows;
-}
-
 function toPlant(row: unknown): Plant {
   const { name, tag } = (row ?? {}) as { name?: unknown; tag?: unknown };
   if (!isMarked(name) || (tag !== null && !isMarked(tag))) {
@@ -233,38 +139,4 @@ function toPlant(row: unknown): Plant {
 
 function isMarked(text: unknown): text is string {
   return typeof text === 'string' && text.startsWith('.');
-}
-
-function sqlState(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
-
-function assertClient(client: PostgresClient, caller: string): void {
-  if (client === null || typeof client !== 'object' || typeof client.query !== 'function') {
-    throw new TypeError(`${caller} needs a client with a query(text, values) method`);
-  }
-}
-
-function qualifiedTableName(options: PostgresTableOptions, caller: string): string {
-  checkOptionNames(caller, options, ['table', 'schema']);
-  const table = quoteIdentifier(options.table ?? 'plants', 'table', caller);
-  return options.schema === undefined
-    ? table
-    : `${quoteIdentifier(options.schema, 'schema', caller)}.${table}`;
-}
-
-/** Quotes an identifier the way PostgreSQL's `quote_ident` does: in `"`, with `"` doubled. */
-function quoteIdentifier(name: string, option: string, caller: string): string {
-  if (
-    typeof name !== 'string' ||
-    name === '' ||
-    name.includes('\0') ||
-    encoder.encode(name).length > MAX_IDENTIFIER_BYTES
-  ) {
-    throw new TypeError(
-      `${caller}: option ${option} must be a non-empty identifier of at most ${MAX_IDENTIFIER_BYTES} bytes without U+0000`,
-    );
-  }
-  return `"${name.replaceAll('"', '""')}"`;
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -117,6 +118,21 @@ async function freshTable(client: PostgresClient, options: PostgresTableOptions 
     throw error;
   }
   return { table, repository: createPostgresRepository(client, table), cleanup };
+}
+
+/** One connection of the client (a pool's, checked out) and how to give it back. */
+async function oneSession(
+  client: PostgresClient,
+): Promise<PostgresClient & { release: () => Promise<void> }> {
+  if (client instanceof pg.Pool) {
+    const connection = await client.connect();
+    return {
+      query: (text, values) => connection.query(text, values),
+      release: async () => connection.release(),
+    };
+  }
+  // PGlite is one session already.
+  return { query: (text, values) => client.query(text, values), release: async () => {} };
 }
 
 /** A client that records every call and answers from a script. */
@@ -354,23 +370,114 @@ for (const backend of backends) {
       }
     });
 
-    for (const [title, columns] of [
-      ['lacks the tag column', 'id bigint PRIMARY KEY, name text NOT NULL'],
-      ['has no unique key on id', 'id bigint, name text NOT NULL, tag text'],
+    for (const [title, columns, problem] of [
+      [
+        'id is an integer',
+        'id integer PRIMARY KEY, name text NOT NULL, tag text',
+        'column id is integer; it must be bigint (int8)',
+      ],
+      [
+        'name has a length limit',
+        'id bigint PRIMARY KEY, name varchar(10) NOT NULL, tag text',
+        'column name is character varying(10); it must be text, without a length limit',
+      ],
+      [
+        'name may be NULL',
+        'id bigint PRIMARY KEY, name text, tag text',
+        'column name must be NOT NULL',
+      ],
+      [
+        'tag is NOT NULL',
+        'id bigint PRIMARY KEY, name text NOT NULL, tag text NOT NULL',
+        'column tag must allow NULL (a plant may have no tag)',
+      ],
+      [
+        'has another NOT NULL column without a default',
+        'id bigint PRIMARY KEY, name text NOT NULL, tag text, owner text NOT NULL',
+        'column owner is NOT NULL without a default, so a create cannot fill it',
+      ],
+      [
+        'has no primary key',
+        'id bigint UNIQUE, name text NOT NULL, tag text',
+        'column id must be the primary key, alone',
+      ],
+      [
+        'has a primary key of two columns',
+        'id bigint, name text NOT NULL, tag text, PRIMARY KEY (id, name)',
+        'column id must be the primary key, alone',
+      ],
+      [
+        'lacks the tag column',
+        'id bigint PRIMARY KEY, name text NOT NULL',
+        'column tag is missing',
+      ],
     ] as const) {
-      it(`rejects when an existing table ${title}`, async () => {
+      it(`rejects naming the column when an existing table's ${title}`, async () => {
         const client = await backend.client();
         const table = uniqueTableName();
         await client.query(`CREATE TABLE ${quote(table)} (${columns})`, []);
         try {
-          await assert.rejects(ensurePlantTable(client, { table }), (error: { code?: string }) =>
-            ['42703', '42P10'].includes(error.code ?? ''),
-          );
+          await assert.rejects(ensurePlantTable(client, { table }), {
+            message: `plant-store/postgres: the table ${quote(table)} cannot hold plants: ${problem}`,
+          });
         } finally {
           await client.query(`DROP TABLE ${quote(table)}`, []);
         }
       });
     }
+
+    it('accepts a table with more columns when they have defaults or allow NULL', async () => {
+      const client = await backend.client();
+      const table = uniqueTableName();
+      await client.query(
+        `CREATE TABLE ${quote(table)} (id int8 PRIMARY KEY, name varchar NOT NULL, tag text,
+           created_at timestamptz NOT NULL DEFAULT now(), serial bigint GENERATED ALWAYS AS IDENTITY,
+           note text)`,
+        [],
+      );
+      try {
+        await ensurePlantTable(client, { table });
+        const repository = createPostgresRepository(client, { table });
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'a' }, { signal: signal() }),
+          {
+            created: true,
+          },
+        );
+      } finally {
+        await client.query(`DROP TABLE ${quote(table)}`, []);
+      }
+    });
+
+    it('accepts the table sql/plants.sql creates, which is the README block', async () => {
+      const sql = readFileSync(new URL('../../sql/plants.sql', import.meta.url), 'utf8');
+      const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+      const block = /<!-- file: sql\/plants\.sql -->\n\n?```sql\n([^]*?)```/.exec(readme)?.[1];
+      assert.equal(block, sql);
+      const client = await backend.client();
+      const schema = `plants_sql_${RUN}`;
+      await client.query(`CREATE SCHEMA ${quote(schema)}`, []);
+      // The file names no schema: run it as it is, with the fresh schema first on the path. One
+      // connection, so that the SET and the file's statement meet.
+      const session = await oneSession(client);
+      try {
+        await session.query(`SET search_path TO ${quote(schema)}`, []);
+        await session.query(sql, []);
+        await ensurePlantTable(session);
+        await ensurePlantTable(client, { schema });
+        const repository = createPostgresRepository(client, { schema });
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'a' }, { signal: signal() }),
+          {
+            created: true,
+          },
+        );
+      } finally {
+        await session.query('RESET search_path', []);
+        await session.release();
+        await client.query(`DROP SCHEMA ${quote(schema)} CASCADE`, []);
+      }
+    });
   });
 }
 
