@@ -9,56 +9,74 @@
 import type {
   CreatePlantOutcome,
   NewPlant,
-  Plant,
   PlantRepository,
   PlantRepositoryContext,
 } from '../types.ts';
+import { CreateBatches } from './postgres-batches.ts';
 import {
   assertClient,
   type PostgresClient,
   type PostgresTableOptions,
   qualifiedTableName,
-  rowsOf,
 } from './postgres-shared.ts';
 
 /** Options of `createPostgresRepository`. */
-export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {}
+export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {
+  /**
+   * The most creates one statement carries: creates that arrive while a statement is in flight
+   * wait and go together in the next one, this many at most. An integer from 1 (each create its
+   * own statement) to 10,000.
+   * @default 100
+   */
+  readonly maxBatchSize?: number | undefined;
+}
 
 /** The PostgreSQL `PlantRepository`: its `create` always answers with a promise. */
 export interface PostgresPlantRepository extends PlantRepository {
   create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
 }
 
-// Insert, then read: a row deleted between the two is retried this many times in all.
-const MAX_ATTEMPTS = 3;
+const DEFAULT_MAX_BATCH_SIZE = 100;
+const MAX_MAX_BATCH_SIZE = 10_000;
+
 /**
  * Creates a `PlantRepository` that stores plants in a PostgreSQL table (see `ensurePlantTable`).
  *
- * A create is decided by the database, so it stays atomic across connections, processes and
- * machines: `INSERT ... ON CONFLICT (id) DO NOTHING RETURNING` stores a new plant; when it
- * returns no row, a separate `SELECT` reads the plant already stored. Under READ COMMITTED each
- * statement takes a fresh snapshot, and the insert only reports a conflict once the conflicting
- * row is committed, so the read sees it. (One statement that inserts and reads, a CTE, shares one
- * snapshot and can miss that row.) If the row is deleted between the two statements, the insert
- * is tried again, up to 3 times in all; then the create rejects.
+ * Creates are batched. When no statement of this repository is in flight, a create is sent at
+ * once, alone. While one is in flight, the creates that arrive wait, and go together in the next
+ * statement, up to `maxBatchSize` of them: one round trip and one commit for all of them. That
+ * statement is
+ * `INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id`;
+ * for the ids it did not insert, a second statement reads the stored plants by primary key
+ * (`WHERE id = ANY($1::bigint[])`). Under READ COMMITTED that read takes a fresh snapshot, and the
+ * insert reports a conflict only once the conflicting row is committed, so the read sees it. Two
+ * creates of one id in one batch send the id once: the first is stored, the second is answered
+ * with the first's plant (a replay or a conflict, by content). A row deleted between the insert
+ * and the read is inserted again, up to 3 attempts in all; then that create rejects. So every
+ * create keeps its own exact outcome, across connections, processes and machines.
+ *
+ * If the batch statement fails, each of its creates is sent again in a statement of its own, so
+ * one create's bad row (one the table refuses) fails only that create.
  *
  * ids travel as decimal text cast to `bigint`, so they are exact over the whole int64 range; a
  * plant without a tag is stored with a `NULL` tag and comes back without one; `''` stays `''`.
  * Every value is a parameter; the table and schema names are quoted identifiers.
  *
  * The signal: already aborted, `create` rejects with `signal.reason` before any query; firing
- * mid-create, it rejects at once with `signal.reason` and issues no further query. A query already
- * sent is not cancelled (`query(text, values)` offers no way to), so it may still land, which is
- * harmless: a retry is an idempotent replay. Bound server-side time with PostgreSQL's
- * `statement_timeout` (for `pg`, the `Pool` option of that name). Driver errors propagate as they
- * are (the store answers `500`).
+ * while the create waits for a batch, it rejects at once with `signal.reason` and the plant is
+ * never sent; firing once it is sent, it rejects at once and issues no further query for it. A
+ * query already sent is not cancelled (`query(text, values)` offers no way to), so it may still
+ * land, which is harmless: a retry is an idempotent replay. Bound server-side time with
+ * PostgreSQL's `statement_timeout` (for `pg`, the `Pool` option of that name). Driver errors
+ * propagate as they are (the store answers `500`).
  *
  * @param client The driver: a `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any
  *   `PostgresClient`.
- * @param options Where the table is.
+ * @param options Where the table is, and the batch bound.
  * @returns The repository.
  * @throws {TypeError} When `client` has no `query` method, `table` or `schema` is empty,
- *   contains U+0000 or is longer than 63 bytes, or an option's name is not `table` or `schema`.
+ *   contains U+0000 or is longer than 63 bytes, `maxBatchSize` is not an integer from 1 to
+ *   10,000, or an option's name is not one of these.
  * @example
  * ```ts
  * import pg from 'pg';
@@ -67,7 +85,7 @@ const MAX_ATTEMPTS = 3;
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * await ensurePlantTable(pool);
- * const repository = createPostgresRepository(pool);
+ * const repository = createPostgresRepository(pool, { maxBatchSize: 100 });
  * const store = createPlantStore({ repository, verifier: createStaticTokenVerifier(['t0ken']) });
  * ```
  */
@@ -75,68 +93,18 @@ export function createPostgresRepository(
   client: PostgresClient,
   options: CreatePostgresRepositoryOptions = {},
 ): PostgresPlantRepository {
-  assertClient(client, 'createPostgresRepository');
-  const table = qualifiedTableName(options, 'createPostgresRepository');
-  const insertSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING true AS created`;
-  // Each text comes back behind a one-character marker that `toPlant` cuts off: some drivers
-  // (PGlite 0.5, through a default `TextDecoder`) drop a leading U+FEFF from every text value,
-  // which would turn an idempotent replay into a 409. NULL || '.' stays NULL.
-  const selectSql = `SELECT '.' || name AS name, '.' || tag AS tag FROM ${table} WHERE id = $1::bigint`;
-
-  return {
-    async create(plant: NewPlant, context): Promise<CreatePlantOutcome> {
-      const signal = context?.signal;
-      // Text, never a JS number: a double cannot hold every int64.
-      const id = String(plant.id);
-      const insertValues = [id, plant.name, plant.tag ?? null];
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const inserted = await run(client, insertSql, insertValues, signal);
-        if (inserted.length > 0) return { created: true };
-        // A separate statement, hence a fresh READ COMMITTED snapshot that sees the row the insert
-        // conflicted with: do not fold this into the insert as a CTE.
-        const found = await run(client, selectSql, [id], signal);
-        const row = found[0];
-        if (row !== undefined) return { created: false, existing: toPlant(row) };
-        // Deleted between the two statements: the id is free again, so insert once more.
-      }
-      throw new Error(
-        `plant-store/postgres: the plant under id ${id} was deleted during every one of ${MAX_ATTEMPTS} attempts to create it`,
-      );
-    },
-  };
-}
-
-/** Runs one statement, rejecting with `signal.reason` before it starts or as soon as it fires. */
-function run(
-  client: PostgresClient,
-  text: string,
-  values: unknown[],
-  signal: AbortSignal | undefined,
-): Promise<readonly unknown[]> {
-  if (signal === undefined) return client.query(text, values).then(rowsOf);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    // The query keeps running after an abort (nothing here can cancel it); its late result or
-    // error is settled into an already-settled promise and so ignored, never unhandled.
-    Promise.resolve()
-      .then(() => client.query(text, values))
-      .then(rowsOf)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function toPlant(row: unknown): Plant {
-  const { name, tag } = (row ?? {}) as { name?: unknown; tag?: unknown };
-  if (!isMarked(name) || (tag !== null && !isMarked(tag))) {
-    throw new TypeError('plant-store/postgres: the plants table returned a row of the wrong shape');
+  const caller = 'createPostgresRepository';
+  assertClient(client, caller);
+  const table = qualifiedTableName(options, caller, ['table', 'schema', 'maxBatchSize']);
+  const maxBatchSize =
+    options.maxBatchSize === undefined ? DEFAULT_MAX_BATCH_SIZE : options.maxBatchSize;
+  if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1 || maxBatchSize > MAX_MAX_BATCH_SIZE) {
+    throw new TypeError(
+      `${caller}: option maxBatchSize must be an integer from 1 to ${MAX_MAX_BATCH_SIZE}`,
+    );
   }
-  // A NULL tag is a plant created without one: the key is left out, not set to undefined.
-  return tag === null ? { name: name.slice(1) } : { name: name.slice(1), tag: tag.slice(1) };
-}
-
-function isMarked(text: unknown): text is string {
-  return typeof text === 'string' && text.startsWith('.');
+  const batches = new CreateBatches(client, table, maxBatchSize);
+  return {
+    create: (plant, context) => batches.create(plant, context?.signal),
+  };
 }

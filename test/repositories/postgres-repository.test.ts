@@ -135,6 +135,27 @@ async function oneSession(
   return { query: (text, values) => client.query(text, values), release: async () => {} };
 }
 
+/**
+ * The client with its first statement held back until `release()`, so that the creates made
+ * meanwhile wait and go together in the next statement; records every statement.
+ */
+function heldClient(client: PostgresClient) {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const statements: Array<{ text: string; values: unknown[] }> = [];
+  const held: PostgresClient = {
+    async query(text: string, values: unknown[] = []) {
+      statements.push({ text, values });
+      if (statements.length === 1) await gate;
+      return client.query(text, values);
+    },
+  };
+  const inserts = () => statements.filter((statement) => statement.text.startsWith('INSERT'));
+  return { client: held, statements, inserts, release };
+}
+
 /** A client that records every call and answers from a script. */
 function scriptedClient(answer: (text: string, values: unknown[], call: number) => unknown) {
   const calls: Array<{ text: string; values: unknown[] }> = [];
@@ -294,6 +315,184 @@ for (const backend of backends) {
         assert.equal(deleted, true);
         const { rows } = await client.query(`SELECT name FROM ${qualified(table)}`, []);
         assert.deepStrictEqual(rows, [{ name: 'new' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('sends the creates that arrive while a statement is in flight together in one statement', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, table);
+        const first = repository.create({ id: 1n, name: 'first' }, { signal: signal() });
+        const rest = Array.from({ length: 20 }, (_, i) =>
+          repository.create({ id: BigInt(100 + i), name: `${i}` }, { signal: signal() }),
+        );
+        assert.equal(held.statements.length, 1);
+        held.release();
+        assert.deepStrictEqual(
+          await Promise.all([first, ...rest]),
+          Array(21).fill({ created: true }),
+        );
+        assert.deepStrictEqual(
+          held.statements.map((statement) => (statement.values[0] as unknown[]).length),
+          [1, 20],
+        );
+        const { rows } = await client.query(
+          `SELECT count(*)::int AS n FROM ${qualified(table)}`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ n: 21 }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('lets exactly one create of an id win when several of it share one batch', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, table);
+        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+        const first = create({ id: 1n, name: 'hold' });
+        const batch = [
+          create({ id: 7n, name: 'Fern', tag: 'green' }),
+          create({ id: 7n, name: 'Fern', tag: 'green' }),
+          create({ id: 7n, name: 'Cactus' }),
+          create({ id: 8n, name: 'Moss' }),
+          create({ id: 8n, name: 'Moss' }),
+        ];
+        held.release();
+        await first;
+        assert.deepStrictEqual(await Promise.all(batch), [
+          { created: true },
+          { created: false, existing: { name: 'Fern', tag: 'green' } },
+          { created: false, existing: { name: 'Fern', tag: 'green' } },
+          { created: true },
+          { created: false, existing: { name: 'Moss' } },
+        ]);
+        assert.equal(held.inserts().length, 2);
+        const { rows } = await client.query(
+          `SELECT id::text AS id, name, tag FROM ${qualified(table)} WHERE id > 1 ORDER BY id`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [
+          { id: '7', name: 'Fern', tag: 'green' },
+          { id: '8', name: 'Moss', tag: null },
+        ]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('answers stored, replay and conflict in one batch when some ids are taken', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        await client.query(
+          `INSERT INTO ${qualified(table)} (id, name, tag) VALUES (5, 'Ivy', NULL), (6, 'Fern', 'x')`,
+          [],
+        );
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, table);
+        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+        const first = create({ id: 1n, name: 'hold' });
+        const batch = [
+          create({ id: 5n, name: 'Ivy' }),
+          create({ id: 6n, name: 'Other' }),
+          create({ id: 9n, name: 'New' }),
+        ];
+        held.release();
+        await first;
+        assert.deepStrictEqual(await Promise.all(batch), [
+          { created: false, existing: { name: 'Ivy' } },
+          { created: false, existing: { name: 'Fern', tag: 'x' } },
+          { created: true },
+        ]);
+        // The insert of the batch, then one primary-key read for both taken ids.
+        assert.deepStrictEqual(
+          held.statements
+            .slice(1)
+            .map((statement) => [statement.text.split(' ')[0], statement.values[0]]),
+          [
+            ['INSERT', ['5', '6', '9']],
+            ['SELECT', ['5', '6']],
+          ],
+        );
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('fails only the bad row when one create of a batch cannot be stored', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, table);
+        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+        const first = create({ id: 1n, name: 'hold' });
+        // PostgreSQL text cannot hold U+0000: the whole batch statement fails on it.
+        const outcomes = Promise.allSettled([
+          create({ id: 2n, name: 'good' }),
+          create({ id: 3n, name: 'bad\u0000row' }),
+          create({ id: 4n, name: 'good too', tag: 't' }),
+          create({ id: 2n, name: 'good' }),
+        ]);
+        held.release();
+        await first;
+        const [good, bad, goodToo, again] = await outcomes;
+        assert.equal(bad?.status, 'rejected');
+        assert.equal((bad as PromiseRejectedResult).reason.code, '22021');
+        assert.deepStrictEqual(goodToo, { status: 'fulfilled', value: { created: true } });
+        // The two creates of id 2 went on their own, at once: either may have won.
+        assert.deepStrictEqual(
+          [good, again]
+            .map((outcome) => JSON.stringify((outcome as PromiseFulfilledResult<unknown>).value))
+            .sort(),
+          ['{"created":false,"existing":{"name":"good"}}', '{"created":true}'],
+        );
+        const { rows } = await client.query(
+          `SELECT id::text AS id FROM ${qualified(table)} ORDER BY id`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ id: '1' }, { id: '2' }, { id: '4' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('never sends a create whose signal aborts while it waits for a batch', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, table);
+        const first = repository.create({ id: 1n, name: 'hold' }, { signal: signal() });
+        const controller = new AbortController();
+        const reason = new Error('deadline');
+        const late = repository.create({ id: 2n, name: 'late' }, { signal: controller.signal });
+        const onTime = repository.create({ id: 3n, name: 'on time' }, { signal: signal() });
+        controller.abort(reason);
+        // Rejected at once, while the statement ahead of it is still held.
+        await assert.rejects(late, (error) => error === reason);
+        held.release();
+        assert.deepStrictEqual(await Promise.all([first, onTime]), [
+          { created: true },
+          { created: true },
+        ]);
+        assert.deepStrictEqual(
+          held.inserts().map((statement) => statement.values[0]),
+          [['1'], ['3']],
+        );
+        const { rows } = await client.query(
+          `SELECT id::text AS id FROM ${qualified(table)} ORDER BY id`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ id: '1' }, { id: '3' }]);
       } finally {
         await cleanup();
       }
@@ -561,6 +760,30 @@ describe('createPlantStore with createPostgresRepository', () => {
     assert.deepStrictEqual(reported, [failure]);
   });
 
+  it('answers 503 to a create whose deadline passes while it waits, and never sends it', async () => {
+    const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const store = createPlantStore({
+      repository: createPostgresRepository(client),
+      verifier,
+      timeoutMs: 50,
+      onError: (error) => assert.fail(`unexpected onError: ${error}`),
+    });
+    const responses = await Promise.all(
+      ['{"id": 1, "name": "a"}', '{"id": 2, "name": "b"}'].map(async (body) =>
+        answer(await store.fetch(post(body))),
+      ),
+    );
+    assert.deepStrictEqual(
+      responses.map((response) => response.status),
+      [503, 503],
+    );
+    await sleep(10);
+    assert.deepStrictEqual(
+      calls.map((call) => call.values[0]),
+      [['1']],
+    );
+  });
+
   it('answers 503 when the database does not answer before the deadline', async () => {
     const { client, calls } = scriptedClient(() => new Promise(() => {}));
     const store = createPlantStore({
@@ -608,6 +831,46 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
             if (!outcome.created) assert.deepStrictEqual(outcome.existing, stored);
           }
         }
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('lets exactly one create of each id win when two pools batch overlapping ids', async () => {
+      const [a, b] = [await poolA(), await poolB()];
+      const { table, cleanup } = await freshTable(a);
+      try {
+        const repositories = [
+          createPostgresRepository(a, table),
+          createPostgresRepository(b, table),
+        ];
+        // 400 creates over 40 ids, in a different order on each side: batches on both sides share
+        // ids, and must neither deadlock nor both win one.
+        const creates = Array.from({ length: 400 }, (_, i) => ({
+          side: i % 2,
+          plant: {
+            id: BigInt(i % 2 === 0 ? (i >> 1) % 40 : 39 - ((i >> 1) % 40)),
+            name: `n${i % 3}`,
+          },
+        }));
+        const outcomes = await Promise.all(
+          creates.map(({ side, plant }) =>
+            (repositories[side] as PlantRepository).create(plant, { signal: signal() }),
+          ),
+        );
+        const { rows } = await a.query(`SELECT id::text AS id, name FROM ${qualified(table)}`);
+        const stored = new Map(rows.map((row) => [row.id as string, row.name as string]));
+        assert.equal(stored.size, 40);
+        const winners = new Map<string, number>();
+        for (const [i, outcome] of outcomes.entries()) {
+          const { plant } = creates[i] as (typeof creates)[number];
+          const id = String(plant.id);
+          if (outcome.created) {
+            winners.set(id, (winners.get(id) ?? 0) + 1);
+            assert.equal(stored.get(id), plant.name);
+          } else assert.deepStrictEqual(outcome.existing, { name: stored.get(id) });
+        }
+        assert.deepStrictEqual([...winners.values()], Array(40).fill(1));
       } finally {
         await cleanup();
       }
@@ -664,16 +927,52 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
 
 describe('createPostgresRepository', () => {
   it('sends the id as exact decimal text and every value as a parameter when it creates', async () => {
-    const { client, calls } = scriptedClient(async () => ({ rows: [{ created: true }] }));
+    const { client, calls } = scriptedClient(async () => ({
+      rows: [{ id: '9223372036854775807' }],
+    }));
     const repository = createPostgresRepository(client, { table: 'plants' });
     const name = "x'); DROP TABLE plants; --";
     await repository.create({ id: 9223372036854775807n, name, tag: 't' }, { signal: signal() });
     assert.equal(calls.length, 1);
-    assert.deepStrictEqual(calls[0]?.values, ['9223372036854775807', name, 't']);
+    assert.deepStrictEqual(calls[0]?.values, [['9223372036854775807'], [name], ['t']]);
     assert.equal(calls[0]?.text.includes(name), false);
-    assert.match(
-      calls[0]?.text ?? '',
-      /^INSERT INTO "plants" .* ON CONFLICT \(id\) DO NOTHING RETURNING/,
+    assert.equal(
+      calls[0]?.text,
+      'INSERT INTO "plants" (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id',
+    );
+  });
+
+  it('sends a lone create at once, alone, when no statement is in flight', () => {
+    const { client, calls } = scriptedClient(async (_text, values) => ({
+      rows: (values[0] as string[]).map((id) => ({ id })),
+    }));
+    const repository = createPostgresRepository(client);
+    void repository.create({ id: 1n, name: 'a' }, { signal: signal() });
+    // Counted before any await: nothing waits for a timer or a later turn.
+    assert.equal(calls.length, 1);
+    assert.deepStrictEqual(calls[0]?.values, [['1'], ['a'], [null]]);
+  });
+
+  it('sends the waiting creates in batches of at most maxBatchSize when they pile up', async () => {
+    const answers: Array<() => void> = [];
+    const { client, calls } = scriptedClient(
+      (_text, values) =>
+        new Promise((resolve) => {
+          answers.push(() => resolve({ rows: (values[0] as string[]).map((id) => ({ id })) }));
+        }),
+    );
+    const repository = createPostgresRepository(client, { maxBatchSize: 4 });
+    const outcomes = Array.from({ length: 11 }, (_, i) =>
+      repository.create({ id: BigInt(i), name: 'a' }, { signal: signal() }),
+    );
+    for (let answered = 0; answered < 4; answered++) {
+      await sleep(1);
+      answers[answered]?.();
+    }
+    assert.deepStrictEqual(await Promise.all(outcomes), Array(11).fill({ created: true }));
+    assert.deepStrictEqual(
+      calls.map((call) => (call.values[0] as string[]).length),
+      [1, 4, 4, 2],
     );
   });
 
@@ -749,7 +1048,12 @@ describe('createPostgresRepository', () => {
   });
 
   it('rejects when the database returns a row of the wrong shape', async () => {
-    for (const row of [{ name: 1, tag: null }, { name: 'a', tag: 2 }, { tag: 'a' }]) {
+    for (const row of [
+      { id: '1', name: 1, tag: null },
+      { id: '1', name: '.a', tag: 2 },
+      { id: '1', tag: '.a' },
+      { name: '.a', tag: null },
+    ]) {
       const { client } = scriptedClient(async (text) => ({
         rows: text.startsWith('SELECT') ? [row] : [],
       }));
@@ -799,11 +1103,33 @@ describe('createPostgresRepository', () => {
     const { client } = scriptedClient(async () => ({ rows: [] }));
     // With one known option beside it, the misspelled one type-checks.
     const options = { schema: 'garden', tableName: 'plants' };
-    for (const create of [createPostgresRepository, ensurePlantTable]) {
-      assert.throws(() => create(client, options), {
-        name: 'TypeError',
-        message: `${create.name}: unknown option "tableName"; did you mean "table"? (known: table, schema)`,
-      });
+    assert.throws(() => createPostgresRepository(client, options), {
+      name: 'TypeError',
+      message:
+        'createPostgresRepository: unknown option "tableName"; did you mean "table"? (known: table, schema, maxBatchSize)',
+    });
+    assert.throws(() => ensurePlantTable(client, options), {
+      name: 'TypeError',
+      message:
+        'ensurePlantTable: unknown option "tableName"; did you mean "table"? (known: table, schema)',
+    });
+  });
+
+  it('throws a TypeError when maxBatchSize is not an integer from 1 to 10,000', () => {
+    const { client } = scriptedClient(async () => ({ rows: [] }));
+    for (const maxBatchSize of [0, -1, 1.5, 10_001, Number.NaN, Infinity, '5', null]) {
+      assert.throws(
+        () => createPostgresRepository(client, { maxBatchSize: maxBatchSize as number }),
+        {
+          name: 'TypeError',
+          message:
+            'createPostgresRepository: option maxBatchSize must be an integer from 1 to 10000',
+        },
+        String(maxBatchSize),
+      );
+    }
+    for (const maxBatchSize of [1, 10_000, undefined]) {
+      assert.doesNotThrow(() => createPostgresRepository(client, { maxBatchSize }));
     }
   });
 });
