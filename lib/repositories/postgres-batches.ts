@@ -75,7 +75,9 @@ export class CreateBatches {
   readonly #client: PostgresClient;
   readonly #maxBatchSize: number;
   readonly #insertSql: string;
+  readonly #insertOneSql: string;
   readonly #readSql: string;
+  readonly #readOneSql: string;
   /** The creates waiting for the next batch, oldest first. */
   readonly #waiting: PendingCreate[] = [];
   /** A batch is in flight. */
@@ -85,10 +87,14 @@ export class CreateBatches {
     this.#client = client;
     this.#maxBatchSize = maxBatchSize;
     this.#insertSql = `INSERT INTO ${table} (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
+    // A batch of one, the idle case, costs the database less as a plain VALUES row.
+    this.#insertOneSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
     // Each text comes back behind a one-character marker that `toPlant` cuts off: some drivers
     // (PGlite 0.5, through a default `TextDecoder`) drop a leading U+FEFF from every text value,
     // which would turn an idempotent replay into a 409. NULL || '.' stays NULL.
-    this.#readSql = `SELECT id::text AS id, '.' || name AS name, '.' || tag AS tag FROM ${table} WHERE id = ANY($1::bigint[])`;
+    const read = `SELECT id::text AS id, '.' || name AS name, '.' || tag AS tag FROM ${table}`;
+    this.#readSql = `${read} WHERE id = ANY($1::bigint[])`;
+    this.#readOneSql = `${read} WHERE id = $1::bigint`;
   }
 
   /** Queues the create, and sends it at once when no batch is in flight. */
@@ -128,11 +134,15 @@ export class CreateBatches {
       const rows = [...firsts.values()].sort(byId);
       let inserted: ReadonlySet<string>;
       try {
-        const result = await this.#query(this.#insertSql, [
-          rows.map((row) => row.id),
-          rows.map((row) => row.name),
-          rows.map((row) => row.tag),
-        ]);
+        const [one] = rows;
+        const result =
+          rows.length === 1 && one !== undefined
+            ? await this.#query(this.#insertOneSql, [one.id, one.name, one.tag])
+            : await this.#query(this.#insertSql, [
+                rows.map((row) => row.id),
+                rows.map((row) => row.name),
+                rows.map((row) => row.tag),
+              ]);
         inserted = new Set(result.map(insertedId));
       } catch (error) {
         if (batch.length === 1) throw error;
@@ -155,7 +165,9 @@ export class CreateBatches {
       // conflicted with: do not fold this into the insert as a CTE.
       const found = new Map<string, Plant>();
       const ids = [...new Set(live.map((pending) => pending.id))];
-      for (const row of await this.#query(this.#readSql, [ids])) found.set(...toPlant(row));
+      const read =
+        ids.length === 1 ? this.#query(this.#readOneSql, ids) : this.#query(this.#readSql, [ids]);
+      for (const row of await read) found.set(...toPlant(row));
       const vanished: PendingCreate[] = [];
       for (const pending of live) {
         const existing = found.get(pending.id);

@@ -47,7 +47,8 @@ const MAX_MAX_BATCH_SIZE = 10_000;
  * statement, up to `maxBatchSize` of them: one round trip and one commit for all of them. That
  * statement is
  * `INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id`;
- * for the ids it did not insert, a second statement reads the stored plants by primary key
+ * (a create sent alone is the same insert with one `VALUES` row); for the ids it did not insert, a
+ * second statement reads the stored plants by primary key
  * (`WHERE id = ANY($1::bigint[])`). Under READ COMMITTED that read takes a fresh snapshot, and the
  * insert reports a conflict only once the conflicting row is committed, so the read sees it. Two
  * creates of one id in one batch send the id once: the first is stored, the second is answered
