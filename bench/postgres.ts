@@ -241,7 +241,8 @@ async function pgbench(connections: number, seconds: number): Promise<Load> {
     '-n',
     '-M',
     'prepared',
-    `-c${connections}`,
+    // As many connections as each server's pool: the database's ceiling for them.
+    `-c${Math.min(connections, POOL_SIZE)}`,
     `-j${Math.min(connections, 2)}`,
     `-T${seconds}`,
     '-f',

@@ -68,8 +68,8 @@ class PendingCreate {
 }
 
 /**
- * A repository's creates, sent in batches: at most one batch in flight, the next one formed from
- * the creates that waited meanwhile.
+ * A repository's creates, sent in batches: at most `maxInFlight` batches in flight, the next one
+ * formed from the creates that waited meanwhile.
  */
 export class CreateBatches {
   readonly #client: PostgresClient;
@@ -80,12 +80,14 @@ export class CreateBatches {
   readonly #readOneSql: string;
   /** The creates waiting for the next batch, oldest first. */
   readonly #waiting: PendingCreate[] = [];
-  /** A batch is in flight. */
-  #busy = false;
+  readonly #maxInFlight: number;
+  /** The batches in flight. */
+  #inFlight = 0;
 
-  constructor(client: PostgresClient, table: string, maxBatchSize: number) {
+  constructor(client: PostgresClient, table: string, maxBatchSize: number, maxInFlight: number) {
     this.#client = client;
     this.#maxBatchSize = maxBatchSize;
+    this.#maxInFlight = maxInFlight;
     this.#insertSql = `INSERT INTO ${table} (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
     // A batch of one, the idle case, costs the database less as a plain VALUES row.
     this.#insertOneSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
@@ -97,13 +99,13 @@ export class CreateBatches {
     this.#readOneSql = `${read} WHERE id = $1::bigint`;
   }
 
-  /** Queues the create, and sends it at once when no batch is in flight. */
+  /** Queues the create, and sends it at once when fewer than `maxInFlight` batches are in flight. */
   create(plant: NewPlant, signal: AbortSignal | undefined): Promise<CreatePlantOutcome> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const pending = new PendingCreate(plant, signal, resolve, reject, this.#drop);
       this.#waiting.push(pending);
-      if (!this.#busy) this.#sendNext();
+      if (this.#inFlight < this.#maxInFlight) this.#sendNext();
     });
   }
 
@@ -115,12 +117,12 @@ export class CreateBatches {
 
   #sendNext(): void {
     const batch = this.#waiting.splice(0, this.#maxBatchSize);
-    if (batch.length === 0) {
-      this.#busy = false;
-      return;
-    }
-    this.#busy = true;
-    const next = () => this.#sendNext();
+    if (batch.length === 0) return;
+    this.#inFlight += 1;
+    const next = () => {
+      this.#inFlight -= 1;
+      this.#sendNext();
+    };
     this.#send(batch, 1).then(next, next);
   }
 

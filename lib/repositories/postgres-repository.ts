@@ -29,6 +29,13 @@ export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {
    * @default 100
    */
   readonly maxBatchSize?: number | undefined;
+  /**
+   * The most statements of this repository in flight at once: a create is sent at once while
+   * fewer are, and waits for the next batch otherwise. Keep it at or below the pool's size. An
+   * integer from 1 to 1,000.
+   * @default 4
+   */
+  readonly maxInFlight?: number | undefined;
 }
 
 /** The PostgreSQL `PlantRepository`: its `create` always answers with a promise. */
@@ -38,14 +45,16 @@ export interface PostgresPlantRepository extends PlantRepository {
 
 const DEFAULT_MAX_BATCH_SIZE = 100;
 const MAX_MAX_BATCH_SIZE = 10_000;
+const DEFAULT_MAX_IN_FLIGHT = 4;
+const MAX_MAX_IN_FLIGHT = 1_000;
 
 /**
  * Creates a `PlantRepository` that stores plants in a PostgreSQL table (see `ensurePlantTable`).
  *
- * Creates are batched. When no statement of this repository is in flight, a create is sent at
- * once, alone. While one is in flight, the creates that arrive wait, and go together in the next
- * statement, up to `maxBatchSize` of them: one round trip and one commit for all of them. That
- * statement is
+ * Creates are batched. While fewer than `maxInFlight` statements of this repository are in
+ * flight, a create is sent at once, alone. Once that many are, the creates that arrive wait, and
+ * go together in the next statement, up to `maxBatchSize` of them: one round trip and one commit
+ * for all of them. That statement is
  * `INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id`;
  * (a create sent alone is the same insert with one `VALUES` row); for the ids it did not insert, a
  * second statement reads the stored plants by primary key
@@ -73,11 +82,11 @@ const MAX_MAX_BATCH_SIZE = 10_000;
  *
  * @param client The driver: a `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any
  *   `PostgresClient`.
- * @param options Where the table is, and the batch bound.
+ * @param options Where the table is, the batch bound and how many statements may be in flight.
  * @returns The repository.
  * @throws {TypeError} When `client` has no `query` method, `table` or `schema` is empty,
  *   contains U+0000 or is longer than 63 bytes, `maxBatchSize` is not an integer from 1 to
- *   10,000, or an option's name is not one of these.
+ *   10,000, `maxInFlight` not one from 1 to 1,000, or an option's name is not one of these.
  * @example
  * ```ts
  * import pg from 'pg';
@@ -96,16 +105,42 @@ export function createPostgresRepository(
 ): PostgresPlantRepository {
   const caller = 'createPostgresRepository';
   assertClient(client, caller);
-  const table = qualifiedTableName(options, caller, ['table', 'schema', 'maxBatchSize']);
-  const maxBatchSize =
-    options.maxBatchSize === undefined ? DEFAULT_MAX_BATCH_SIZE : options.maxBatchSize;
-  if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1 || maxBatchSize > MAX_MAX_BATCH_SIZE) {
-    throw new TypeError(
-      `${caller}: option maxBatchSize must be an integer from 1 to ${MAX_MAX_BATCH_SIZE}`,
-    );
-  }
-  const batches = new CreateBatches(client, table, maxBatchSize);
+  const table = qualifiedTableName(options, caller, [
+    'table',
+    'schema',
+    'maxBatchSize',
+    'maxInFlight',
+  ]);
+  const maxBatchSize = integerOption(
+    options,
+    'maxBatchSize',
+    DEFAULT_MAX_BATCH_SIZE,
+    MAX_MAX_BATCH_SIZE,
+  );
+  const maxInFlight = integerOption(
+    options,
+    'maxInFlight',
+    DEFAULT_MAX_IN_FLIGHT,
+    MAX_MAX_IN_FLIGHT,
+  );
+  const batches = new CreateBatches(client, table, maxBatchSize, maxInFlight);
   return {
     create: (plant, context) => batches.create(plant, context?.signal),
   };
+}
+
+function integerOption(
+  options: CreatePostgresRepositoryOptions,
+  name: 'maxBatchSize' | 'maxInFlight',
+  fallback: number,
+  max: number,
+): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new TypeError(
+      `createPostgresRepository: option ${name} must be an integer from 1 to ${max}`,
+    );
+  }
+  return value;
 }

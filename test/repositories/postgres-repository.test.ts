@@ -330,7 +330,7 @@ for (const backend of backends) {
       const { table, cleanup } = await freshTable(client);
       try {
         const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, table);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
         const first = repository.create({ id: 1n, name: 'first' }, { signal: signal() });
         const rest = Array.from({ length: 20 }, (_, i) =>
           repository.create({ id: BigInt(100 + i), name: `${i}` }, { signal: signal() }),
@@ -360,7 +360,7 @@ for (const backend of backends) {
       const { table, cleanup } = await freshTable(client);
       try {
         const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, table);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
         const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
         const first = create({ id: 1n, name: 'hold' });
         const batch = [
@@ -402,7 +402,7 @@ for (const backend of backends) {
           [],
         );
         const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, table);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
         const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
         const first = create({ id: 1n, name: 'hold' });
         const batch = [
@@ -437,7 +437,7 @@ for (const backend of backends) {
       const { table, cleanup } = await freshTable(client);
       try {
         const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, table);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
         const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
         const first = create({ id: 1n, name: 'hold' });
         // PostgreSQL text cannot hold U+0000: the whole batch statement fails on it.
@@ -475,7 +475,7 @@ for (const backend of backends) {
       const { table, cleanup } = await freshTable(client);
       try {
         const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, table);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
         const first = repository.create({ id: 1n, name: 'hold' }, { signal: signal() });
         const controller = new AbortController();
         const reason = new Error('deadline');
@@ -768,7 +768,7 @@ describe('createPlantStore with createPostgresRepository', () => {
   it('answers 503 to a create whose deadline passes while it waits, and never sends it', async () => {
     const { client, calls } = scriptedClient(() => new Promise(() => {}));
     const store = createPlantStore({
-      repository: createPostgresRepository(client),
+      repository: createPostgresRepository(client, { maxInFlight: 1 }),
       verifier,
       timeoutMs: 50,
       onError: (error) => assert.fail(`unexpected onError: ${error}`),
@@ -966,7 +966,7 @@ describe('createPostgresRepository', () => {
           answers.push(() => resolve({ rows: idsOf(values).map((id) => ({ id })) }));
         }),
     );
-    const repository = createPostgresRepository(client, { maxBatchSize: 4 });
+    const repository = createPostgresRepository(client, { maxBatchSize: 4, maxInFlight: 1 });
     const outcomes = Array.from({ length: 11 }, (_, i) =>
       repository.create({ id: BigInt(i), name: 'a' }, { signal: signal() }),
     );
@@ -1111,13 +1111,53 @@ describe('createPostgresRepository', () => {
     assert.throws(() => createPostgresRepository(client, options), {
       name: 'TypeError',
       message:
-        'createPostgresRepository: unknown option "tableName"; did you mean "table"? (known: table, schema, maxBatchSize)',
+        'createPostgresRepository: unknown option "tableName"; did you mean "table"? (known: table, schema, maxBatchSize, maxInFlight)',
     });
     assert.throws(() => ensurePlantTable(client, options), {
       name: 'TypeError',
       message:
         'ensurePlantTable: unknown option "tableName"; did you mean "table"? (known: table, schema)',
     });
+  });
+
+  it('throws a TypeError when maxInFlight is not an integer from 1 to 1,000', () => {
+    const { client } = scriptedClient(async () => ({ rows: [] }));
+    for (const maxInFlight of [0, 2.5, 1_001, Number.NaN, '4', null]) {
+      assert.throws(
+        () => createPostgresRepository(client, { maxInFlight: maxInFlight as number }),
+        {
+          name: 'TypeError',
+          message: 'createPostgresRepository: option maxInFlight must be an integer from 1 to 1000',
+        },
+        String(maxInFlight),
+      );
+    }
+  });
+
+  it('sends creates at once while fewer than maxInFlight statements are in flight', async () => {
+    const answers: Array<() => void> = [];
+    const { client, calls } = scriptedClient(
+      (_text, values) =>
+        new Promise((resolve) => {
+          answers.push(() => resolve({ rows: idsOf(values).map((id) => ({ id })) }));
+        }),
+    );
+    const repository = createPostgresRepository(client, { maxInFlight: 2 });
+    const outcomes = Array.from({ length: 5 }, (_, i) =>
+      repository.create({ id: BigInt(i), name: 'a' }, { signal: signal() }),
+    );
+    assert.deepStrictEqual(
+      calls.map((call) => idsOf(call.values)),
+      [['0'], ['1']],
+    );
+    answers[0]?.();
+    await sleep(1);
+    assert.deepStrictEqual(
+      calls.map((call) => idsOf(call.values)),
+      [['0'], ['1'], ['2', '3', '4']],
+    );
+    for (const answer of answers.slice(1)) answer();
+    assert.deepStrictEqual(await Promise.all(outcomes), Array(5).fill({ created: true }));
   });
 
   it('throws a TypeError when maxBatchSize is not an integer from 1 to 10,000', () => {
