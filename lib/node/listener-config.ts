@@ -6,6 +6,7 @@
  */
 
 import type { ServerResponse } from 'node:http';
+import { callHook } from '../options/call-hook.ts';
 
 /** The default of `maxDrainBytes`: 1 MiB. */
 export const DEFAULT_MAX_DRAIN_BYTES = 1_048_576;
@@ -31,15 +32,9 @@ export function count(value: number | undefined, fallback: number, name: string)
   return value;
 }
 
-/** Tells `onError` about an error; an `onError` that throws or rejects is ignored. */
+/** Tells `onError` about an error; an `onError` that throws or rejects is reported to stderr. */
 export function report(onError: (error: unknown) => void, error: unknown): void {
-  try {
-    // An async onError type-checks too: its rejection must not become an unhandled one.
-    const pending: unknown = onError(error);
-    if (pending instanceof Promise) pending.catch(noop);
-  } catch {
-    // onError must not throw; if it does, there is nowhere left to report to.
-  }
+  callHook(onError, error);
 }
 
 /** The default `onError`: the error on stderr. */

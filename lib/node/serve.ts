@@ -80,7 +80,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     if (closing) res.shouldKeepAlive = false;
     listener(req, res);
   };
-  const observer = observerOf(options);
+  const observer = observerOf(options, onError);
   const server = createServer(
     {
       headersTimeout,

@@ -23,7 +23,7 @@ export interface ToNodeListenerOptions {
   /**
    * The callback that hears about a handler that threw (or returned something other than a
    * `Response`) and about a response body that failed while streaming. A client that went away
-   * is not reported. It must not throw.
+   * is not reported. One that throws or rejects is written to stderr, never to the process.
    * @default console.error
    */
   readonly onError?: ((error: unknown) => void) | undefined;
@@ -103,11 +103,14 @@ export interface ServeOptions extends ToNodeListenerOptions {
    * @default false
    */
   readonly requestIds?: boolean | undefined;
-  /** Called as each request arrives (for a count of requests in flight). */
+  /**
+   * Called as each request arrives (for a count of requests in flight). A throw or a rejection
+   * goes to `onError`; the request is still answered.
+   */
   readonly onRequestStart?: (() => void) | undefined;
   /**
    * Called once per request when it is over, answered or not: for an access log and metrics.
-   * It must not throw.
+   * A throw or a rejection goes to `onError`, never to the process.
    */
   readonly onRequestEnd?: ((record: RequestRecord) => void) | undefined;
 }

@@ -491,3 +491,108 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
     }
   });
 });
+
+describe('serve with hooks that fail', () => {
+  /** Collects what escapes to the process while `run` runs, and a little after. */
+  async function escapes(run: () => Promise<void>): Promise<unknown[]> {
+    const escaped: unknown[] = [];
+    const heard = (error: unknown): void => void escaped.push(error);
+    process.on('uncaughtException', heard);
+    process.on('unhandledRejection', heard);
+    try {
+      await run();
+      await delay(50);
+    } finally {
+      process.off('uncaughtException', heard);
+      process.off('unhandledRejection', heard);
+    }
+    return escaped;
+  }
+
+  it('answers every request and reports each failure once to onError when a hook throws or rejects', async () => {
+    // A hook is the host's code inside a request any client can send: its failure must not
+    // reach the process, where it would stop every other request.
+    const { store } = testStore();
+    const hooks = {
+      'a throwing onRequestStart': {
+        onRequestStart: () => {
+          throw new Error('start failed');
+        },
+      },
+      'a throwing onRequestEnd': {
+        onRequestEnd: () => {
+          throw new Error('end failed');
+        },
+      },
+      'a rejecting onRequestStart': {
+        onRequestStart: async () => {
+          throw new Error('start rejected');
+        },
+      },
+      'a rejecting onRequestEnd': {
+        onRequestEnd: async () => {
+          throw new Error('end rejected');
+        },
+      },
+    };
+    for (const [what, hook] of Object.entries(hooks)) {
+      const reported: unknown[] = [];
+      const escaped = await escapes(async () => {
+        const handle = await serve({
+          fetch: store.fetch,
+          port: 0,
+          onError: (error) => reported.push(error),
+          ...hook,
+        });
+        try {
+          const plants = await withDeadline(
+            fetch(`${handle.url}/plants`, { method: 'POST' }),
+            what,
+          );
+          assert.equal(plants.status, 401, what);
+          await plants.text();
+          const document = await withDeadline(fetch(`${handle.url}/openapi.json`), what);
+          assert.equal(document.status, 200, what);
+          await document.text();
+          // The answers written straight to the socket call the hooks too.
+          const rejected = parseRawResponse(await rawExchange(handle.port, 'GARBAGE\r\n\r\n'));
+          assert.equal(rejected.status, 400, what);
+          await delay(20);
+        } finally {
+          await handle.close();
+        }
+      });
+      assert.deepEqual(escaped, [], `${what}: nothing reaches the process`);
+      assert.equal(reported.length, 3, `${what}: one report per request`);
+      for (const error of reported) assert.match((error as Error).message, /failed|rejected/);
+    }
+  });
+
+  it('writes to stderr, once per failure, when onError itself throws while reporting a hook', async (t) => {
+    const { store } = testStore();
+    const stderr = t.mock.method(console, 'error', () => {});
+    const escaped = await escapes(async () => {
+      const handle = await serve({
+        fetch: store.fetch,
+        port: 0,
+        onRequestEnd: async () => {
+          throw new Error('end rejected');
+        },
+        onError: () => {
+          throw new Error('onError failed');
+        },
+      });
+      try {
+        const response = await withDeadline(fetch(`${handle.url}/openapi.json`), 'a request');
+        assert.equal(response.status, 200);
+        await response.text();
+        await delay(20);
+      } finally {
+        await handle.close();
+      }
+    });
+    assert.deepEqual(escaped, []);
+    assert.equal(stderr.mock.callCount(), 1);
+    assert.match(String(stderr.mock.calls[0]?.arguments[1]), /onError failed/);
+  });
+});
