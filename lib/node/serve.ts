@@ -15,8 +15,26 @@ import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts
 import { count, defaultOnError, report } from './listener-config.ts';
 import { observeRawReply, observeRequest, observerOf } from './observe.ts';
 import { pathOf } from './plain-path.ts';
-import { toNodeListener } from './to-node-listener.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
+import { LISTENER_OPTIONS, toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
+
+/** Every option `serve` takes: its own, then the listener's. */
+const SERVE_OPTIONS = [
+  'fetch',
+  'port',
+  'host',
+  'headersTimeout',
+  'requestTimeout',
+  'keepAliveTimeout',
+  'maxHeaderSize',
+  'connectionsCheckingInterval',
+  'shutdownTimeout',
+  'requestIds',
+  'onRequestStart',
+  'onRequestEnd',
+  ...LISTENER_OPTIONS,
+];
 
 /** How often `close()` looks for connections that became idle. */
 const SHUTDOWN_SWEEP_INTERVAL = 50;
@@ -32,7 +50,8 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
  * @param options The handler, the address and the limits; every limit has a safe default.
  * @returns A promise of the running server's handle; it rejects when the server cannot listen
  *   (the port taken, say).
- * @throws {TypeError} When an option is out of range (synchronously, before anything listens).
+ * @throws {TypeError} When an option is out of range or its name is unknown (synchronously,
+ *   before anything listens; the nearest known name is suggested).
  * @example
  * ```ts
  * import { serve } from 'plant-store/node';
@@ -43,6 +62,7 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
  * ```
  */
 export function serve(options: ServeOptions): Promise<ServeHandle> {
+  checkOptionNames('serve', options, SERVE_OPTIONS);
   const port = count(options.port, 3000, 'port');
   if (port > 65535) throw new TypeError('port must be an integer in 0-65535');
   const host = options.host ?? '127.0.0.1';
@@ -62,7 +82,12 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     'connectionsCheckingInterval',
   );
   const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
-  const listener = toNodeListener(options.fetch, options);
+  const { onError: hostOnError, maxDrainBytes, drainTimeout } = options;
+  const listener = toNodeListener(options.fetch, {
+    onError: hostOnError,
+    maxDrainBytes,
+    drainTimeout,
+  });
   const onError = options.onError ?? defaultOnError;
 
   let closing = false;

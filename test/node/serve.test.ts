@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { serve } from '../../lib/node.ts';
+import { type ServeOptions, serve } from '../../lib/node.ts';
 import { TOKEN, testStore } from '../support/fakes.ts';
 import { checkRaw, rawPlantRequest } from '../support/fault-helpers.ts';
 import {
@@ -479,6 +479,20 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
     } finally {
       await handle.close();
     }
+  });
+
+  it('throws a TypeError naming the nearest option when an option name is misspelled', () => {
+    // `serve({ prot: 38211 })` listened on 3000 without a word.
+    const { store } = testStore();
+    assert.throws(() => serve({ fetch: store.fetch, prot: 38211 } as object as ServeOptions), {
+      name: 'TypeError',
+      message: /serve: unknown option "prot"; did you mean "port"\?/,
+    });
+    assert.throws(
+      () =>
+        serve({ fetch: store.fetch, port: 0, onRequestEnds: () => {} } as object as ServeOptions),
+      { name: 'TypeError', message: /did you mean "onRequestEnd"\?/ },
+    );
   });
 
   it('throws a TypeError for an observing option of the wrong type', async () => {
