@@ -37,10 +37,12 @@ Settings, from the environment:
   PLANT_STORE_TIMEOUT_MS            deadline of one create (default 10000)
   PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS idle keep-alive connections close after (default 65000)
   PLANT_STORE_HEADERS_TIMEOUT_MS    time to send the headers (default 10000)
-  PLANT_STORE_REQUEST_TIMEOUT_MS    time to send the whole request (default 30000; 0: none)
+  PLANT_STORE_REQUEST_TIMEOUT_MS    time to send the whole request (default 30000)
   PLANT_STORE_PG_POOL_MAX           most PostgreSQL connections (default 10)
   PLANT_STORE_MAX_PLANTS            most plants kept in memory; past it a new id gets 507
                                     (default: no cap)
+
+Every timeout is at least 1 ms: 0 would mean "never" and is refused.
 
 SIGINT or SIGTERM stops gracefully (in-flight requests finish, up to 10 s); a second one, a
 second or more later, stops at once.

@@ -23,11 +23,19 @@ export interface ListenerConfig {
   readonly drainTimeout: number;
 }
 
-/** A non-negative integer option, or its default when unset; anything else is a `TypeError`. */
-export function count(value: number | undefined, fallback: number, name: string): number {
+/**
+ * An integer option of at least `min`, or its default when unset; anything else is a
+ * `TypeError`. Timeouts take `min` 1: to node, `0` means "never", which turns a protection off.
+ */
+export function count(
+  value: number | undefined,
+  fallback: number,
+  name: string,
+  min: 0 | 1 = 0,
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`${name} must be a non-negative integer`);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(`${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer`);
   }
   return value;
 }

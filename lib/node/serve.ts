@@ -69,17 +69,18 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   if (typeof host !== 'string' || host === '') {
     throw new TypeError('host must be a non-empty string');
   }
-  const headersTimeout = count(options.headersTimeout, 10_000, 'headersTimeout');
-  const requestTimeout = count(options.requestTimeout, 30_000, 'requestTimeout');
-  if (requestTimeout > 0 && headersTimeout > requestTimeout) {
+  const headersTimeout = count(options.headersTimeout, 10_000, 'headersTimeout', 1);
+  const requestTimeout = count(options.requestTimeout, 30_000, 'requestTimeout', 1);
+  if (headersTimeout > requestTimeout) {
     throw new TypeError('headersTimeout must not exceed requestTimeout');
   }
-  const keepAliveTimeout = count(options.keepAliveTimeout, 5000, 'keepAliveTimeout');
+  const keepAliveTimeout = count(options.keepAliveTimeout, 5000, 'keepAliveTimeout', 1);
   const maxHeaderSize = count(options.maxHeaderSize, 16_384, 'maxHeaderSize');
   const connectionsCheckingInterval = count(
     options.connectionsCheckingInterval,
     1000,
     'connectionsCheckingInterval',
+    1,
   );
   const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
   const { onError: hostOnError, maxDrainBytes, drainTimeout } = options;

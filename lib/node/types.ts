@@ -59,20 +59,20 @@ export interface ServeOptions extends ToNodeListenerOptions {
   readonly host?: string | undefined;
   /**
    * The time, in milliseconds, a client has to send the request headers; a slower client
-   * (slowloris) is disconnected. See
+   * (slowloris) is disconnected. At least 1 (node reads `0` as "never"). See
    * [`server.headersTimeout`](https://nodejs.org/api/http.html#serverheaderstimeout).
    * @default 10000
    */
   readonly headersTimeout?: number | undefined;
   /**
-   * The time, in milliseconds, a client has to send the whole request, body included; `0`
-   * turns the limit off. At least `headersTimeout`. See
+   * The time, in milliseconds, a client has to send the whole request, body included. At least
+   * `headersTimeout` (so never `0`, which node reads as "never"). See
    * [`server.requestTimeout`](https://nodejs.org/api/http.html#serverrequesttimeout).
    * @default 30000
    */
   readonly requestTimeout?: number | undefined;
   /**
-   * The time, in milliseconds, an idle keep-alive connection stays open. See
+   * The time, in milliseconds, an idle keep-alive connection stays open; at least 1. See
    * [`server.keepAliveTimeout`](https://nodejs.org/api/http.html#serverkeepalivetimeout).
    * @default 5000
    */
@@ -84,7 +84,7 @@ export interface ServeOptions extends ToNodeListenerOptions {
   readonly maxHeaderSize?: number | undefined;
   /**
    * How often, in milliseconds, the server checks `headersTimeout` and `requestTimeout`; a
-   * timeout fires up to this much late.
+   * timeout fires up to this much late. At least 1.
    * @default 1000
    */
   readonly connectionsCheckingInterval?: number | undefined;

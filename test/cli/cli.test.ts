@@ -143,11 +143,17 @@ describe('plant-store CLI', () => {
       { PORT: '-1' },
       { PLANT_STORE_TOKENS: '' },
       { PLANT_STORE_TOKENS: ',' },
+      // A timeout of 0 would mean "never".
+      { PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '0' },
+      { PLANT_STORE_REQUEST_TIMEOUT_MS: '0' },
     ];
     await Promise.all(
       cases.map(async (env) => {
         const child = cli(env);
-        assert.equal(await withDeadline(child.exited, `the exit for ${JSON.stringify(env)}`), 2);
+        assert.equal(
+          await withDeadline(child.exited, `the exit for ${JSON.stringify(env)}`, 15_000),
+          2,
+        );
         assert.equal(child.stdout(), '', 'nothing printed on stdout: nothing listened');
         assert.match(child.stderr(), /^plant-store: [^\n]+\n$/);
       }),

@@ -267,7 +267,7 @@ describe('parseSettings', () => {
     const { limits } = settingsOf({
       PLANT_STORE_MAX_BODY_BYTES: '2048',
       PLANT_STORE_TIMEOUT_MS: '2500',
-      PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '0',
+      PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '1',
       PLANT_STORE_HEADERS_TIMEOUT_MS: '5000',
       PLANT_STORE_REQUEST_TIMEOUT_MS: '20000',
       PLANT_STORE_MAX_PLANTS: '1000',
@@ -275,7 +275,7 @@ describe('parseSettings', () => {
     assert.deepEqual(limits, {
       maxBodyBytes: 2048,
       timeoutMs: 2500,
-      keepAliveTimeoutMs: 0,
+      keepAliveTimeoutMs: 1,
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20_000,
       pgPoolMax: undefined,
@@ -295,6 +295,10 @@ describe('parseSettings', () => {
       ['PLANT_STORE_TIMEOUT_MS', '0'],
       ['PLANT_STORE_TIMEOUT_MS', '2147483648'],
       ['PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', '-1'],
+      // A timeout of 0 would mean "never": slowloris protection off.
+      ['PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', '0'],
+      ['PLANT_STORE_HEADERS_TIMEOUT_MS', '0'],
+      ['PLANT_STORE_REQUEST_TIMEOUT_MS', '0'],
       ['PLANT_STORE_HEADERS_TIMEOUT_MS', 'soon'],
       ['PLANT_STORE_MAX_PLANTS', ''],
     ] as const) {

@@ -278,6 +278,18 @@ describe('serve', () => {
     assert.throws(() => serve({ fetch: echo, port: 70000 }), TypeError);
     assert.throws(() => serve({ fetch: echo, host: '' }), TypeError);
     assert.throws(() => serve({ fetch: echo, headersTimeout: -1 }), TypeError);
+    // To node, a timeout of 0 means "never": slowloris protection off.
+    for (const name of [
+      'headersTimeout',
+      'requestTimeout',
+      'keepAliveTimeout',
+      'connectionsCheckingInterval',
+    ]) {
+      assert.throws(() => serve({ fetch: echo, [name]: 0 }), {
+        name: 'TypeError',
+        message: `${name} must be a positive integer`,
+      });
+    }
     assert.throws(
       () => serve({ fetch: echo, headersTimeout: 2000, requestTimeout: 1000 }),
       TypeError,
