@@ -8,8 +8,9 @@
  * Settings come from the environment (`settings.ts`; `--help` lists them). Bad settings print
  * one line on stderr and exit 2 before anything listens; what cannot be loaded or reached at
  * start (`pg`, jose, the database, the JWKS) prints one line and exits 1. Ready, it prints
- * `plant-store listening on http://HOST:PORT` (and, when it generated the token,
- * `plant-store token: <token>` first).
+ * `plant-store listening on http://HOST:PORT` on stdout; a token it generated goes to stderr
+ * (`plant-store token: <token>`), so that stdout, which a log shipper may read, carries only
+ * log lines and that readiness line.
  *
  * @module
  */
@@ -145,8 +146,9 @@ if (settings.admin !== undefined && metrics !== undefined) {
   }
 }
 
+// On stderr: stdout goes to whatever ships the logs, and the token is a secret.
 if (auth.generatedToken !== undefined) {
-  process.stdout.write(`plant-store token: ${auth.generatedToken}\n`);
+  process.stderr.write(`plant-store token: ${auth.generatedToken}\n`);
 }
 log.info('started', {
   version: packageVersion(),

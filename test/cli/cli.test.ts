@@ -51,19 +51,13 @@ describe('plant-store CLI', () => {
     );
   }
 
-  it('prints a generated token and the real URL, creates with that token and exits 0 on SIGTERM when PORT=0', async () => {
+  it('prints a generated token on stderr, only log lines and the real URL on stdout, and exits 0 on SIGTERM when PORT=0', async () => {
     const child = cli({ PORT: '0' });
     const [, url, port] = await child.line(READY, 'the readiness line');
     assert.notEqual(port, '0');
-    // Besides the log's JSON lines, exactly the token line and then the readiness line.
-    const lines = child
-      .stdout()
-      .trimEnd()
-      .split('\n')
-      .filter((line) => !line.startsWith('{'));
-    assert.equal(lines.length, 2, child.stdout());
-    const token = lines[0]?.match(/^plant-store token: ([A-Za-z0-9_-]{43})$/)?.[1];
-    assert.ok(token, `no token line in ${child.stdout()}`);
+    // The token is a secret: it goes to stderr, never to stdout, which a log shipper reads.
+    const token = child.stderr().match(/^plant-store token: ([A-Za-z0-9_-]{43})\n$/)?.[1];
+    assert.ok(token, `no token line alone on stderr: ${JSON.stringify(child.stderr())}`);
 
     const created = await create(url as string, token);
     assert.equal(created.status, 200);
@@ -72,13 +66,21 @@ describe('plant-store CLI', () => {
 
     child.process.kill('SIGTERM');
     assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
-    assert.equal(child.stderr(), '');
+    // In JSON log mode stdout holds JSON lines and the one readiness line, nothing else.
+    const lines = child.stdout().trimEnd().split('\n');
+    assert.deepEqual(
+      lines.filter((line) => !line.startsWith('{')),
+      [`plant-store listening on ${url}`],
+    );
+    for (const line of lines.filter((line) => line.startsWith('{'))) JSON.parse(line);
+    assert.ok(!child.stdout().includes(token), 'the token never enters a log line');
+    assert.equal(child.stderr(), `plant-store token: ${token}\n`);
   });
 
   it('accepts every configured token, prints no token line and exits 0 on SIGINT when PLANT_STORE_TOKENS is set', async () => {
     const child = cli({ PORT: '0', PLANT_STORE_TOKENS: ' first , second ' });
     const [, url] = await child.line(READY, 'the readiness line');
-    assert.doesNotMatch(child.stdout(), /^plant-store token:/m);
+    assert.doesNotMatch(child.stdout() + child.stderr(), /^plant-store token:/m);
     assert.equal((await create(url as string, 'second')).status, 200);
     assert.equal((await create(url as string, 'first')).status, 200);
     assert.equal((await create(url as string, 'third')).status, 401);
