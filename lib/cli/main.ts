@@ -23,7 +23,7 @@ import { type AdminHandle, type ReadinessCheck, startAdminServer } from './admin
 import { createVerifier } from './auth.ts';
 import { fail, oneLine } from './fail.ts';
 import { helpText, packageVersion } from './help.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, droppingOutput } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { parseSettings } from './settings.ts';
 import { onStopSignals } from './signals.ts';
@@ -46,7 +46,8 @@ if (argument !== undefined) fail(2, `unknown argument ${JSON.stringify(argument)
 const parsed = parseSettings(process.env);
 if (!parsed.ok) fail(2, parsed.error);
 const { settings } = parsed;
-const log = createLogger(settings.log, process.stdout);
+const stdout = droppingOutput(process.stdout, (note) => process.stderr.write(note));
+const log = createLogger(settings.log, stdout);
 
 let storage: Storage | undefined;
 let handle: ServeHandle | undefined;
@@ -167,4 +168,4 @@ if (settings.storage.kind === 'memory') {
   log.warn('plants are kept in memory and lost at exit: set DATABASE_URL to keep them');
 }
 log.flush();
-process.stdout.write(`plant-store listening on ${handle.url}\n`);
+stdout.write(`plant-store listening on ${handle.url}\n`);

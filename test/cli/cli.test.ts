@@ -88,6 +88,26 @@ describe('plant-store CLI', () => {
     assert.equal(await withDeadline(child.exited, 'the exit after SIGINT'), 0);
   });
 
+  it('keeps serving, dropping log lines with one note on stderr, when the stdout reader goes away', async () => {
+    // `npm start | head -1`: the reader closes after one line, and the next access line would
+    // have met EPIPE and stopped the server.
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok', PLANT_STORE_LOG: 'json' });
+    const [, url] = await child.line(READY, 'the readiness line');
+    child.process.stdout?.destroy();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 5; i++) assert.equal((await create(url as string, 'tok')).status, 200);
+      // Past the log's batching delay, so each round's lines are written.
+      await delay(150);
+    }
+    assert.equal(child.process.exitCode, null, 'the server is still running');
+    assert.match(
+      child.stderr(),
+      /^plant-store: stdout is closed \(EPIPE\); log lines are dropped from now on\n$/,
+    );
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
+  });
+
   it('lets an in-flight request finish and then exits 0 when SIGTERM arrives mid-request', async () => {
     const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok' });
     const [, url, port] = await child.line(READY, 'the readiness line');
