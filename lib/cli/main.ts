@@ -135,7 +135,8 @@ if (settings.admin !== undefined && metrics !== undefined) {
   const checks: ReadinessCheck[] = [{ name: 'storage', ready: storage.ready }];
   // In JWT mode the JWKS was fetched before anything listened (auth.ts), and jose keeps the
   // keys it has through a later outage of the key server: from here on the verifier can serve.
-  if (settings.auth.kind === 'jwt') checks.push({ name: 'jwks', ready: async () => true });
+  if (settings.auth.kind === 'jwt')
+    checks.push({ name: 'jwks', ready: async () => ({ ok: true }) });
   try {
     admin = await startAdminServer(settings.admin, {
       checks,
