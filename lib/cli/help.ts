@@ -18,6 +18,7 @@ export function helpText(): string {
   return `plant-store ${packageVersion()}: the Plant Store API (POST /plants) over HTTP.
 
 Usage: plant-store [--help | --version]   (in a clone: npm start)
+In production: node node_modules/plant-store/bin/plant-store.js (npx does not pass SIGTERM on)
 
 Settings, from the environment:
   PORT                              port; 0 picks a free one (default 3000)
