@@ -39,6 +39,8 @@ Settings, from the environment:
   PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS idle keep-alive connections close after (default 65000)
   PLANT_STORE_HEADERS_TIMEOUT_MS    time to send the headers (default 10000)
   PLANT_STORE_REQUEST_TIMEOUT_MS    time to send the whole request (default 30000)
+  PLANT_STORE_MAX_CONNECTIONS       most connections open at once; past it a new one is closed
+                                    unanswered (default 4096)
   PLANT_STORE_PG_POOL_MAX           most PostgreSQL connections (default 10)
   PLANT_STORE_MAX_PLANTS            most plants kept in memory; past it a new id gets 507
                                     (default: no cap)

@@ -113,6 +113,7 @@ try {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
+    maxConnections: limits.maxConnections,
     requestIds: true,
     // A request is followed to its end only for what reads its record, the access log or the
     // metrics: with neither, it costs just its id (`npm run bench -- --servers

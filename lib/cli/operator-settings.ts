@@ -27,6 +27,8 @@ export interface Limits {
   readonly pgPoolMax: number | undefined;
   /** `PLANT_STORE_MAX_PLANTS`: the most plants the memory store keeps. */
   readonly maxPlants: number | undefined;
+  /** `PLANT_STORE_MAX_CONNECTIONS`: the most connections open at once. */
+  readonly maxConnections: number | undefined;
 }
 
 /** How the server logs (`PLANT_STORE_LOG`). */
@@ -66,6 +68,7 @@ export const KNOWN_SETTINGS: readonly string[] = [
   'PLANT_STORE_REQUEST_TIMEOUT_MS',
   'PLANT_STORE_PG_POOL_MAX',
   'PLANT_STORE_MAX_PLANTS',
+  'PLANT_STORE_MAX_CONNECTIONS',
 ];
 
 /** The largest timer `setTimeout` takes: 2^31 - 1 ms. */
@@ -94,6 +97,7 @@ export function parseLimits(env: SettingsEnv): Parsed<Limits> {
     requestTimeoutMs: read('PLANT_STORE_REQUEST_TIMEOUT_MS', undefined, 1),
     pgPoolMax: read('PLANT_STORE_PG_POOL_MAX', undefined, 1, 10_000),
     maxPlants: read('PLANT_STORE_MAX_PLANTS', undefined, 1, Number.MAX_SAFE_INTEGER),
+    maxConnections: read('PLANT_STORE_MAX_CONNECTIONS', undefined, 1, 1_000_000),
   };
   const values: Record<string, number | undefined> = {};
   for (const [field, parsed] of Object.entries(fields)) {

@@ -30,11 +30,19 @@ const SERVE_OPTIONS = [
   'maxHeaderSize',
   'connectionsCheckingInterval',
   'shutdownTimeout',
+  'maxConnections',
   'requestIds',
   'onRequestStart',
   'onRequestEnd',
   ...LISTENER_OPTIONS,
 ];
+
+/**
+ * The default `maxConnections`. Each open connection holds a file descriptor and memory, and a
+ * slow client may hold one until `headersTimeout`: a cap keeps a flood of connections from
+ * exhausting either, while leaving room for far more clients than a load balancer's pool holds.
+ */
+const DEFAULT_MAX_CONNECTIONS = 4096;
 
 /** How often `close()` looks for connections that became idle. */
 const SHUTDOWN_SWEEP_INTERVAL = 50;
@@ -83,6 +91,12 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     1,
   );
   const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
+  const maxConnections = count(
+    options.maxConnections,
+    DEFAULT_MAX_CONNECTIONS,
+    'maxConnections',
+    1,
+  );
   const { onError: hostOnError, maxDrainBytes, drainTimeout } = options;
   const listener = toNodeListener(options.fetch, {
     onError: hostOnError,
@@ -144,6 +158,8 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     );
   });
   server.keepAliveTimeout = keepAliveTimeout;
+  // Past it, node closes each new connection as soon as it is accepted; open ones are served.
+  server.maxConnections = maxConnections;
   // A client that half-closes right after its request (shutdown(SHUT_WR)) still gets the
   // response: node then closes after it, where by default it would drop it unsent. Node reads
   // this property of the server (`httpAllowHalfOpen`) when a client's end arrives.

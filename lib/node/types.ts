@@ -95,6 +95,14 @@ export interface ServeOptions extends ToNodeListenerOptions {
    */
   readonly shutdownTimeout?: number | undefined;
   /**
+   * The most connections open at once; past it a new connection is closed as soon as it is
+   * accepted, unanswered, while the open ones are served. Each connection holds a file
+   * descriptor and memory: the cap keeps a flood of them from exhausting either. See
+   * [`server.maxConnections`](https://nodejs.org/api/net.html#servermaxconnections).
+   * @default 4096
+   */
+  readonly maxConnections?: number | undefined;
+  /**
    * Gives every request an `X-Request-Id`: the client's when it is 1-200 visible ASCII
    * characters, else a new one (`3f9a0c71e2b4-2a`: a random prefix per process, then a
    * hexadecimal counter). It is sent back on every response (and on the answers to requests the

@@ -108,6 +108,24 @@ describe('plant-store CLI', () => {
     assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
   });
 
+  it('closes connections past PLANT_STORE_MAX_CONNECTIONS unanswered while serving the open one', async () => {
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok', PLANT_STORE_MAX_CONNECTIONS: '1' });
+    const [, , port] = await child.line(READY, 'the readiness line');
+    const request = 'GET /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n';
+    const open = await rawClient(Number(port));
+    open.socket.write(request);
+    await open.waitFor(/^HTTP\/1\.1 200 /, 'the open connection served');
+    const past = await rawClient(Number(port));
+    past.socket.write(request);
+    await withDeadline(past.closed, 'the connection past the cap to be closed');
+    assert.equal(past.text(), '');
+    open.socket.write(request);
+    await open.waitFor(/HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 200 /, 'the open one served again');
+    open.socket.destroy();
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
+  });
+
   it('lets an in-flight request finish and then exits 0 when SIGTERM arrives mid-request', async () => {
     const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok' });
     const [, url, port] = await child.line(READY, 'the readiness line');

@@ -33,6 +33,7 @@ describe('parseSettings', () => {
           requestTimeoutMs: undefined,
           pgPoolMax: undefined,
           maxPlants: undefined,
+          maxConnections: undefined,
         },
         log: { format: 'auto', level: 'info' },
         admin: undefined,
@@ -271,6 +272,7 @@ describe('parseSettings', () => {
       PLANT_STORE_HEADERS_TIMEOUT_MS: '5000',
       PLANT_STORE_REQUEST_TIMEOUT_MS: '20000',
       PLANT_STORE_MAX_PLANTS: '1000',
+      PLANT_STORE_MAX_CONNECTIONS: '512',
     });
     assert.deepEqual(limits, {
       maxBodyBytes: 2048,
@@ -280,6 +282,7 @@ describe('parseSettings', () => {
       requestTimeoutMs: 20_000,
       pgPoolMax: undefined,
       maxPlants: 1000,
+      maxConnections: 512,
     });
     assert.equal(
       settingsOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_PG_POOL_MAX: '4' }).limits
@@ -301,6 +304,8 @@ describe('parseSettings', () => {
       ['PLANT_STORE_REQUEST_TIMEOUT_MS', '0'],
       ['PLANT_STORE_HEADERS_TIMEOUT_MS', 'soon'],
       ['PLANT_STORE_MAX_PLANTS', ''],
+      ['PLANT_STORE_MAX_CONNECTIONS', '0'],
+      ['PLANT_STORE_MAX_CONNECTIONS', '1000001'],
     ] as const) {
       assert.match(
         errorOf({ [name]: value }),
