@@ -23,7 +23,8 @@ In production: node node_modules/plant-store/bin/plant-store.js (npx does not pa
 Settings, from the environment:
   PORT                              port; 0 picks a free one (default 3000)
   HOST                              interface to listen on (default 127.0.0.1)
-  PLANT_STORE_TOKENS                comma-separated bearer tokens (default: one random token, printed)
+  PLANT_STORE_TOKENS                comma-separated bearer tokens (default: one random token,
+                                    printed on stderr)
   PLANT_STORE_JWKS_URL              JWT mode: tokens are JWTs checked against this JWKS
   PLANT_STORE_JWT_ISSUER            JWT mode: the exact iss (required)
   PLANT_STORE_JWT_AUDIENCE          JWT mode: the audience (required)
@@ -31,8 +32,10 @@ Settings, from the environment:
   DATABASE_URL                      postgres:// URL: plants in PostgreSQL (default: in memory)
   PLANT_STORE_CORS_ORIGINS          * or comma-separated origins browsers may call from (default: off)
   PLANT_STORE_LOG                   json, text or off, and info, warn or error (default: json, or
-                                    text on a terminal; info)
-  PLANT_STORE_ADMIN_PORT            port of /livez, /readyz, /metrics (default: none)
+                                    text on a terminal; info); on stdout, dropped (said once on
+                                    stderr) if its reader goes away
+  PLANT_STORE_ADMIN_PORT            port of /livez, /readyz (from a check at most 1 s old),
+                                    /metrics (default: none)
   PLANT_STORE_ADMIN_HOST            interface of the admin port (default 127.0.0.1)
   PLANT_STORE_MAX_BODY_BYTES        largest body accepted (default 102400)
   PLANT_STORE_TIMEOUT_MS            deadline of one create (default 10000)
