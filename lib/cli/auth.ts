@@ -42,7 +42,7 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
     return {
       verifier: createStaticTokenVerifier([token]),
       generatedToken: token,
-      mode: 'one random token, printed above',
+      mode: 'one random token, printed on stderr',
     };
   }
   let jwt: Awaited<ReturnType<typeof loadJwtVerifier>>;
