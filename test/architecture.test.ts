@@ -81,7 +81,7 @@ describe('the layout of lib/', () => {
   it('resolves every relative import to a file of lib/', () => {
     for (const file of sources.keys()) {
       for (const target of importsOf(file).local) {
-        // A JSON module is data (the reference page's packed renderer, made by `npm ci`).
+        // A JSON module is data (the reference page's packed renderer, made by `npm run docs:assets`).
         const found = target.endsWith('.json')
           ? existsSync(join(LIB, target))
           : sources.has(target);

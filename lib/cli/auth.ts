@@ -44,7 +44,7 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
     return {
       verifier: createStaticTokenVerifier([token]),
       generatedToken: token,
-      mode: 'one random token, printed above',
+      mode: 'one random token, printed on stderr',
     };
   }
   let jwt: Awaited<ReturnType<typeof loadJwtVerifier>>;
@@ -75,6 +75,12 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
   return {
     verifier,
     mode: `JWT (keys from ${redactUrl(auth.jwksUrl)}, issuer ${auth.issuer})`,
-    readiness: { name: 'jwks', ready: async () => verifier.status() },
+    readiness: {
+      name: 'jwks',
+      ready: async () => {
+        const status = verifier.status();
+        return { ok: status.ready, detail: { ...status } };
+      },
+    },
   };
 }

@@ -14,10 +14,14 @@ import {
   type ListenerConfig,
   lastResort,
 } from './listener-config.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
 import { handedOver } from './connection.ts';
 import { answerPlain, pathOf } from './plain-path.ts';
 import { respond } from './respond.ts';
 import type { FetchHandler, NodeListener, ToNodeListenerOptions } from './types.ts';
+
+/** Every option `toNodeListener` takes. */
+export const LISTENER_OPTIONS = ['onError', 'maxDrainBytes', 'drainTimeout'] as const;
 
 /**
  * Turns a fetch handler into a `node:http` request listener.
@@ -41,7 +45,8 @@ import type { FetchHandler, NodeListener, ToNodeListenerOptions } from './types.
  * @param handler The handler that answers every request.
  * @param options The error callback and the drain limits.
  * @returns A listener for `http.createServer(listener)` or `app.use(listener)`.
- * @throws {TypeError} When `handler` is not a function or an option is not a non-negative integer.
+ * @throws {TypeError} When `handler` is not a function, an option is not a non-negative integer,
+ *   or an option's name is unknown (the nearest known one is named).
  * @example
  * ```ts
  * import { createServer } from 'node:http';
@@ -58,6 +63,7 @@ export function toNodeListener(
   if (typeof handler !== 'function') {
     throw new TypeError('toNodeListener needs a fetch handler function');
   }
+  checkOptionNames('toNodeListener', options, LISTENER_OPTIONS);
   const onError = options.onError ?? defaultOnError;
   if (typeof onError !== 'function') throw new TypeError('onError must be a function');
   const config: ListenerConfig = {

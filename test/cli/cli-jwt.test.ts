@@ -85,8 +85,8 @@ interface JwksReadiness {
 /** `GET /readyz`: its status and its JWKS check. */
 async function readyz(admin: string): Promise<{ status: number; jwks: JwksReadiness }> {
   const response = await withDeadline(fetch(`${admin}/readyz`), 'GET /readyz');
-  const body = (await response.json()) as { checks: { jwks: JwksReadiness } };
-  return { status: response.status, jwks: body.checks.jwks };
+  const body = (await response.json()) as { details: { jwks: JwksReadiness } };
+  return { status: response.status, jwks: body.details.jwks };
 }
 
 /** Polls `/readyz` until its JWKS check satisfies `done` (the clock jump is a signal away). */
@@ -186,20 +186,19 @@ describe('plant-store CLI in JWT mode', () => {
       /"auth":"JWT \(keys from http:\/\/127\.0\.0\.1:\d+\/jwks\.json\?\*\*\*,/,
     );
     const ready = await fetch(`${admin}/readyz`);
-    const body = (await ready.json()) as { checks: { jwks: JwksReadiness } };
+    const body = (await ready.json()) as { details: { jwks: JwksReadiness } };
     assert.equal(ready.status, 200);
-    assert.equal(typeof body.checks.jwks.ageMs, 'number');
-    assert.equal(body.checks.jwks.lastFetch?.ok, true);
+    assert.equal(typeof body.details.jwks.ageMs, 'number');
+    assert.equal(body.details.jwks.lastFetch?.ok, true);
     assert.deepEqual(body, {
       status: 'ready',
-      checks: {
-        shutdown: true,
-        storage: true,
+      checks: { shutdown: true, storage: true, jwks: true },
+      details: {
         jwks: {
           ready: true,
           keys: 'fresh',
-          ageMs: body.checks.jwks.ageMs,
-          lastFetch: body.checks.jwks.lastFetch,
+          ageMs: body.details.jwks.ageMs,
+          lastFetch: body.details.jwks.lastFetch,
         },
       },
     });

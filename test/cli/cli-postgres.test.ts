@@ -329,10 +329,22 @@ describe('plant-store CLI with DATABASE_URL', () => {
       assert.match(metrics, /^plant_store_pg_pool_connections\{state="total"\} [1-3]$/m);
 
       proxy.cut();
-      assert.deepEqual(await readiness(), {
-        status: 503,
-        body: { status: 'not ready', checks: { shutdown: true, storage: false } },
-      });
+      // A look at the database answers /readyz for up to a second: then it sees the cut.
+      const notReady = await withDeadline(
+        (async () => {
+          for (;;) {
+            const answer = await readiness();
+            if (answer.status !== 200) return answer;
+            await delay(100);
+          }
+        })(),
+        'not ready once the database is cut',
+        5_000,
+      );
+      assert.equal(notReady.status, 503);
+      const { details, ...rest } = notReady.body as { details?: { storage?: unknown } };
+      assert.deepEqual(rest, { status: 'not ready', checks: { shutdown: true, storage: false } });
+      assert.equal(typeof details?.storage, 'string', 'the database error, in a word');
       proxy.restore();
       await withDeadline(
         (async () => {

@@ -33,6 +33,7 @@ describe('parseSettings', () => {
           requestTimeoutMs: undefined,
           pgPoolMax: undefined,
           maxPlants: undefined,
+          maxConnections: undefined,
         },
         log: { format: 'auto', level: 'info' },
         admin: undefined,
@@ -288,19 +289,21 @@ describe('parseSettings', () => {
     const { limits } = settingsOf({
       PLANT_STORE_MAX_BODY_BYTES: '2048',
       PLANT_STORE_TIMEOUT_MS: '2500',
-      PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '0',
+      PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '1',
       PLANT_STORE_HEADERS_TIMEOUT_MS: '5000',
       PLANT_STORE_REQUEST_TIMEOUT_MS: '20000',
       PLANT_STORE_MAX_PLANTS: '1000',
+      PLANT_STORE_MAX_CONNECTIONS: '512',
     });
     assert.deepEqual(limits, {
       maxBodyBytes: 2048,
       timeoutMs: 2500,
-      keepAliveTimeoutMs: 0,
+      keepAliveTimeoutMs: 1,
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20_000,
       pgPoolMax: undefined,
       maxPlants: 1000,
+      maxConnections: 512,
     });
     assert.equal(
       settingsOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_PG_POOL_MAX: '4' }).limits
@@ -316,8 +319,14 @@ describe('parseSettings', () => {
       ['PLANT_STORE_TIMEOUT_MS', '0'],
       ['PLANT_STORE_TIMEOUT_MS', '2147483648'],
       ['PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', '-1'],
+      // A timeout of 0 would mean "never": slowloris protection off.
+      ['PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', '0'],
+      ['PLANT_STORE_HEADERS_TIMEOUT_MS', '0'],
+      ['PLANT_STORE_REQUEST_TIMEOUT_MS', '0'],
       ['PLANT_STORE_HEADERS_TIMEOUT_MS', 'soon'],
       ['PLANT_STORE_MAX_PLANTS', ''],
+      ['PLANT_STORE_MAX_CONNECTIONS', '0'],
+      ['PLANT_STORE_MAX_CONNECTIONS', '1000001'],
     ] as const) {
       assert.match(
         errorOf({ [name]: value }),

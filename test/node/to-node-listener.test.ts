@@ -537,4 +537,14 @@ describe('toNodeListener', () => {
     assert.throws(() => toNodeListener(echo, { maxDrainBytes: -1 }), TypeError);
     assert.throws(() => toNodeListener(echo, { drainTimeout: 1.5 }), TypeError);
   });
+
+  it('throws a TypeError naming the nearest option when an option name is misspelled', () => {
+    // A misspelled option would otherwise keep its default without a word.
+    assert.throws(() => toNodeListener(echo, { drainTimeot: 100 } as object), {
+      name: 'TypeError',
+      message: /toNodeListener: unknown option "drainTimeot"; did you mean "drainTimeout"\?/,
+    });
+    // serve's own options are not the listener's.
+    assert.throws(() => toNodeListener(echo, { port: 0 } as object), TypeError);
+  });
 });
