@@ -8,6 +8,8 @@
  * @module
  */
 
+export type { CheckServerOptions } from './testing/check-server.ts';
+export { checkServer } from './testing/check-server.ts';
 export type { CheckResult, ConformanceReport, RunnerTest } from './testing/report.ts';
 export { ConformanceError } from './testing/report.ts';
 export {
