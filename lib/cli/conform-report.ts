@@ -18,7 +18,14 @@ import type { CheckResult } from '../testing.ts';
 export function tapResult(number: number, result: CheckResult): string {
   const name = result.name.replaceAll('#', '\\#');
   if (result.error === undefined) return `ok ${number} - ${name}\n`;
-  return `not ok ${number} - ${name}\n  ---\n  message: ${JSON.stringify(result.error.message)}\n  ...\n`;
+  return `not ok ${number} - ${name}\n  ---\n  message: ${yamlString(result.error.message)}\n  ...\n`;
+}
+
+/** A string as a YAML scalar: single-quoted when it is one printable line, else JSON's form. */
+function yamlString(text: string): string {
+  return /^[^\u0000-\u001f\u007f]*$/.test(text)
+    ? `'${text.replaceAll("'", "''")}'`
+    : JSON.stringify(text);
 }
 
 /**

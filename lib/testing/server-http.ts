@@ -97,9 +97,11 @@ export function expectStatus(rule: string, answer: Answer, status: number): void
   );
 }
 
-/** A short view of the body, for a message. */
+/** A short view of the body, for a message: as sent, on one line, cut at 200 characters. */
 function bodyHint(answer: Answer): string {
-  return answer.text === '' ? '' : ` (body ${describeValue(answer.text)})`;
+  if (answer.text === '') return '';
+  const text = answer.text.replace(/[\u0000-\u001f]+/g, ' ');
+  return ` (body ${text.length > 200 ? `${text.slice(0, 197)}...` : text})`;
 }
 
 /**

@@ -55,7 +55,7 @@ describe('checkServer', () => {
       token: TOKEN,
     });
     assert.deepEqual(messages(report), [
-      `2. authentication: POST /plants (no Authorization, Content-Type application/json, no body) answered 400; expected 401 (body "{\\"error\\":400,\\"message\\":\\"request body is required\\"}")`,
+      `2. authentication: POST /plants (no Authorization, Content-Type application/json, no body) answered 400; expected 401 (body {"error":400,"message":"request body is required"})`,
     ]);
   });
 
