@@ -3,7 +3,13 @@ import { after, describe, it } from 'node:test';
 import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
 import { checkServer, type ConformanceReport } from '../../lib/testing.ts';
 import { listen } from '../support/node-helpers.ts';
-import { bodyBeforeToken, losesInt64Precision, type RunningServer } from './mistaken-servers.ts';
+import {
+  bodyBeforeToken,
+  leaksStacks,
+  losesInt64Precision,
+  type RunningServer,
+  servesAnOldDocument,
+} from './mistaken-servers.ts';
 
 const TOKEN = 'conform-test-token';
 const servers: RunningServer[] = [];
@@ -77,6 +83,29 @@ describe('checkServer', () => {
       messages(report)[5] ?? '',
       /^int64: id 9007199254740993 answered 409 though only plant-store conform 9007199254740993 was ever sent under it: the server confused it with a neighbour .* so it loses int64 precision$/,
     );
+  });
+
+  it('names the Error body rule of each step when error bodies carry a stack', async () => {
+    const report = await checkServer({ baseUrl: await start(leaksStacks(TOKEN)), token: TOKEN });
+    assert.equal(report.passed.length, 35 - report.failed.length);
+    assert.equal(report.failed.length, 22);
+    for (const message of messages(report)) assert.match(message, /^[^:]+ \(Error body\): /);
+    assert.equal(
+      report.failed[0]?.error.message,
+      'routes (Error body): GET /plant-store-conform-' +
+        (report.failed[0]?.error.message.match(/conform-(\w+)/)?.[1] ?? '') +
+        ' (no Authorization, no Content-Type, no body) answered 404 with the body "{\\"error\\":404,\\"message\\":\\"not found\\",\\"stack\\":\\"Error: at create\\"}"; expected exactly {"error": 404, "message": "<text>"}',
+    );
+  });
+
+  it('names the openapi rule with each problem when the document is not 3.1 or has no int64 id', async () => {
+    const report = await checkServer({
+      baseUrl: await start(servesAnOldDocument(TOKEN)),
+      token: TOKEN,
+    });
+    assert.deepEqual(messages(report), [
+      'openapi: the document says openapi "3.0.3", not 3.1.x; has no NewPlant with an int64 integer id',
+    ]);
   });
 
   it('fails every check that needs an answer, and never the run, when nothing listens', async () => {

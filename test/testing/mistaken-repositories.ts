@@ -73,3 +73,10 @@ export const malformedOutcome = mapRepository(async (plants, plant) => {
   plants.set(plant.id, toPlant(plant));
   return { created: 'yes' };
 });
+
+/** Upserts: reports the plant it found, then overwrites it (`ON CONFLICT DO UPDATE`). */
+export const overwritesOnConflict = mapRepository(async (plants, plant) => {
+  const existing = plants.get(plant.id);
+  plants.set(plant.id, toPlant(plant));
+  return existing === undefined ? { created: true } : { created: false, existing };
+});

@@ -22,7 +22,11 @@ type Mistake = (
 ) => Buffer | undefined;
 
 /** Starts a server that reads each body whole, applies `mistake`, and forwards the rest. */
-async function mistakenServer(token: string, mistake: Mistake): Promise<RunningServer> {
+async function mistakenServer(
+  token: string,
+  mistake: Mistake,
+  rewrite: (text: string, status: number, path: string) => string = (text) => text,
+): Promise<RunningServer> {
   const store = createPlantStore({ verifier: createStaticTokenVerifier([token]) });
   const server = createServer((request, response) => {
     void read(request).then(async (body) => {
@@ -42,8 +46,10 @@ async function mistakenServer(token: string, mistake: Mistake): Promise<RunningS
           ...(hasBody ? { body: new Uint8Array(forwarded) } : {}),
         }),
       );
-      response.writeHead(answer.status, Object.fromEntries(answer.headers));
-      response.end(Buffer.from(await answer.arrayBuffer()));
+      const sent = Object.fromEntries(answer.headers);
+      delete sent['content-length'];
+      response.writeHead(answer.status, sent);
+      response.end(rewrite(await answer.text(), answer.status, request.url ?? ''));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -84,4 +90,29 @@ export function losesInt64Precision(token: string): Promise<RunningServer> {
       return body;
     }
   });
+}
+
+/** Adds the error's stack to every Error body, as a framework's debug mode does. */
+export function leaksStacks(token: string): Promise<RunningServer> {
+  return mistakenServer(
+    token,
+    (body) => body,
+    (text, status) =>
+      status < 400 ? text : JSON.stringify({ ...JSON.parse(text), stack: 'Error: at create' }),
+  );
+}
+
+/** Serves an OpenAPI 3.0 document whose id is a plain number. */
+export function servesAnOldDocument(token: string): Promise<RunningServer> {
+  return mistakenServer(
+    token,
+    (body) => body,
+    (text, _status, path) => {
+      if (path !== '/openapi.json') return text;
+      const document = JSON.parse(text);
+      document.openapi = '3.0.3';
+      document.components.schemas.NewPlant = { properties: { id: { type: 'number' } } };
+      return JSON.stringify(document);
+    },
+  );
 }

@@ -11,6 +11,7 @@ import {
   conflictOnEveryExistingId,
   malformedOutcome,
   noUniquenessGuarantee,
+  overwritesOnConflict,
   roundsIdsThroughNumber,
 } from './mistaken-repositories.ts';
 
@@ -41,6 +42,16 @@ describe('runRepositoryConformance', () => {
     assert.match(replay[0]?.error.message ?? '', /^replay: threw Error: duplicate key value/);
     assert.equal(failuresOf(report, 'conflict').length, 5);
     assert.ok(report.passed.includes('created: answers { created: true } when the id is free'));
+  });
+
+  it('names the conflict rule when the repository overwrites the stored plant', async () => {
+    const report = await runRepositoryConformance(overwritesOnConflict);
+    const conflict = failuresOf(report, 'conflict');
+    assert.equal(conflict.length, 5);
+    assert.equal(
+      conflict[0]?.error.message,
+      'conflict: a replay after it answered {"created": false, "existing": {"name": "Cactus", "tag": "green"}}; expected { created: false, existing: {"name": "Fern", "tag": "green"} }',
+    );
   });
 
   it('names the race rule when two concurrent creates of one id can both win', async () => {
