@@ -2,7 +2,7 @@
  * `plant-store conform <base-url> --token <token>`: any running server that claims the Plant
  * Store API, checked against the contract by `checkServer` from `plant-store/testing`. Prints
  * TAP as each check ends and a short summary; `--junit FILE` also writes JUnit XML. Exits 0
- * when every check passed, 1 when one failed, 2 for a usage error.
+ * when every check passed, 1 when one failed, 2 for a usage error or a JUnit file it cannot write.
  *
  * @module
  */
@@ -28,7 +28,8 @@ Checks a running server that claims the Plant Store API against its contract, pr
   --junit FILE      also write the results as JUnit XML
   --max-body-bytes  the server's body limit (default 102400)
   --first-id        the first of the run's 100 ids (default: random; printed, to replay a run)
-Exit code: 0 when every check passed, 1 when one failed, 2 for a usage error.
+Exit code: 0 when every check passed, 1 when one failed, 2 for a usage error (or an
+unwritable --junit FILE).
 `;
 
 /**
@@ -102,7 +103,12 @@ export async function runConform(
   });
   output.stdout.write(`1..${results.length}\n${tapSummary(results)}`);
   if (values.junit !== undefined) {
-    writeFileSync(values.junit, junitXml(results, performance.now() - started));
+    try {
+      writeFileSync(values.junit, junitXml(results, performance.now() - started));
+    } catch (error) {
+      output.stderr.write(`plant-store conform: cannot write ${values.junit}: ${oneLine(error)}\n`);
+      return 2;
+    }
   }
   return results.every((result) => result.error === undefined) ? 0 : 1;
 }

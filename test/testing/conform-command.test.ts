@@ -132,6 +132,21 @@ describe('plant-store conform', () => {
     );
   });
 
+  it('prints one line and exits 2 when the JUnit file cannot be written', async () => {
+    const server = await bodyBeforeToken(TOKEN);
+    cleanups.push(() => server.close());
+    let stderr = '';
+    const code = await runConform(
+      [server.url, '--token', TOKEN, '--junit', join(scratch, 'missing', 'report.xml')],
+      { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } },
+    );
+    assert.equal(code, 2);
+    assert.match(
+      stderr,
+      /^plant-store conform: cannot write .*report\.xml: ENOENT: no such file or directory, open '[^']+'\n$/,
+    );
+  });
+
   it('prints the usage and exits 0 when asked for --help', async () => {
     let stdout = '';
     const code = await runConform(['--help'], {
