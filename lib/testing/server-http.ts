@@ -51,20 +51,20 @@ const encoder = new TextEncoder();
  * Sends one request and reads the whole answer.
  *
  * @param server Where, and with which token.
- * @param send What to send.
+ * @param what What to send.
  * @returns The answer.
  */
-export async function send(server: Server, send: Send = {}): Promise<Answer> {
-  const method = send.method ?? 'POST';
-  const path = send.path ?? '/plants';
+export async function send(server: Server, what: Send = {}): Promise<Answer> {
+  const method = what.method ?? 'POST';
+  const path = what.path ?? '/plants';
   const headers = new Headers();
   const authorization =
-    send.authorization === undefined ? `Bearer ${server.token}` : send.authorization;
+    what.authorization === undefined ? `Bearer ${server.token}` : what.authorization;
   if (authorization !== null) headers.set('authorization', authorization);
-  const contentType = send.contentType === undefined ? 'application/json' : send.contentType;
+  const contentType = what.contentType === undefined ? 'application/json' : what.contentType;
   if (contentType !== null) headers.set('content-type', contentType);
   // Bytes, so that fetch adds no Content-Type of its own.
-  const body = typeof send.body === 'string' ? encoder.encode(send.body) : send.body;
+  const body = typeof what.body === 'string' ? encoder.encode(what.body) : what.body;
   const response = await fetch(`${server.baseUrl}${path}`, {
     method,
     headers,
@@ -72,8 +72,16 @@ export async function send(server: Server, send: Send = {}): Promise<Answer> {
     redirect: 'manual',
   });
   const text = await response.text();
-  const shown = body === undefined ? 'no body' : `a ${body.byteLength}-byte body`;
-  const request = `${method} ${path} (${authorization === null ? 'no Authorization' : authorization.startsWith(`Bearer ${server.token}`) ? 'the valid token' : `Authorization ${describeValue(mask(authorization, server.token))}`}, ${contentType === null ? 'no Content-Type' : `Content-Type ${contentType}`}, ${shown})`;
+  const parts = [
+    authorization === null
+      ? 'no Authorization'
+      : authorization === `Bearer ${server.token}`
+        ? 'the valid token'
+        : `Authorization ${describeValue(mask(authorization, server.token))}`,
+    contentType === null ? 'no Content-Type' : `Content-Type ${contentType}`,
+    body === undefined ? 'no body' : `a ${body.byteLength}-byte body`,
+  ];
+  const request = `${method} ${path} (${parts.join(', ')})`;
   return { status: response.status, headers: response.headers, text, request };
 }
 
