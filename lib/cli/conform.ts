@@ -79,8 +79,8 @@ export async function runConform(
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) return usage(`not an http(s) URL: ${baseUrl}`);
   if (values.token === undefined || values.token === '') return usage('give --token <token>');
   const maxBodyBytes = integer(values['max-body-bytes']);
-  if (maxBodyBytes === null || (maxBodyBytes !== undefined && maxBodyBytes < 1n)) {
-    return usage('--max-body-bytes must be a positive integer');
+  if (maxBodyBytes === null || (maxBodyBytes !== undefined && maxBodyBytes < 64n)) {
+    return usage('--max-body-bytes must be an integer of at least 64');
   }
   const firstId = integer(values['first-id']);
   if (firstId === null || (firstId !== undefined && (firstId < 2n ** 40n || firstId > 2n ** 52n))) {

@@ -6,7 +6,7 @@
  */
 
 import { checkOptionNames } from '../options/check-option-names.ts';
-import { type CheckResult, type ConformanceReport, runChecks } from './report.ts';
+import { type CheckResult, type ConformanceReport, checkCount, runChecks } from './report.ts';
 import { describeIds, idPlan, randomFirstId, randomWord, type ServerPlan } from './server-plan.ts';
 import { requestChecks } from './server-request-checks.ts';
 import { storeChecks } from './server-store-checks.ts';
@@ -18,7 +18,7 @@ export interface CheckServerOptions {
   /** A bearer token the server accepts. It never appears in the report. */
   readonly token: string;
   /**
-   * The server's body limit in bytes.
+   * The server's body limit in bytes; at least 64.
    * @default 102400
    */
   readonly maxBodyBytes?: number | undefined;
@@ -69,7 +69,7 @@ const OPTION_NAMES = [
  * @param options The server, a token it accepts, and the limits.
  * @returns The report.
  * @throws {TypeError} When `baseUrl` is not an http(s) URL, `token` is empty, or an option is
- *   unknown.
+ *   unknown or out of range.
  * @example
  * ```ts
  * import { checkServer } from 'plant-store/testing';
@@ -110,7 +110,15 @@ function planOf(options: CheckServerOptions): ServerPlan {
   if (typeof options.token !== 'string' || options.token === '') {
     throw new TypeError('checkServer: token must be a token the server accepts');
   }
+  // Smaller, no valid create fits the limit, and the size checks cannot be made.
+  checkCount('checkServer', 'maxBodyBytes', options.maxBodyBytes, 64);
+  checkCount('checkServer', 'timeoutMs', options.timeoutMs);
   const first = options.firstId ?? randomFirstId();
+  if (typeof first !== 'bigint' || first < 2n ** 40n || first > 2n ** 52n) {
+    throw new TypeError(
+      `checkServer: firstId must be a bigint from 2^40 to 2^52, got ${String(first)}`,
+    );
+  }
   return {
     server: { baseUrl: options.baseUrl.replace(/\/+$/, ''), token: options.token },
     rejectedToken: `conform-rejected-${randomWord()}`,

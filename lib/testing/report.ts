@@ -142,3 +142,20 @@ export function registerChecks(
  * from Vitest or Jest, `Deno.test`. Only the `(name, fn)` form is used.
  */
 export type RunnerTest = (name: string, fn: () => Promise<void>) => unknown;
+
+/**
+ * Throws a `TypeError` unless `value` is absent or a positive safe integer, at least `min`.
+ *
+ * @param caller The function that took the option, as the message names it.
+ * @param name The option.
+ * @param value Its value.
+ * @param min The smallest value allowed.
+ */
+export function checkCount(caller: string, name: string, value: unknown, min = 1): void {
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || (value as number) < min) {
+    throw new TypeError(
+      `${caller}: ${name} must be an integer of at least ${min}, got ${String(value)}`,
+    );
+  }
+}

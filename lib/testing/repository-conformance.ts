@@ -6,7 +6,13 @@
  */
 
 import { checkOptionNames } from '../options/check-option-names.ts';
-import { type ConformanceReport, type RunnerTest, registerChecks, runChecks } from './report.ts';
+import {
+  type ConformanceReport,
+  checkCount,
+  type RunnerTest,
+  registerChecks,
+  runChecks,
+} from './report.ts';
 import { repositoryChecks } from './repository-checks.ts';
 import {
   type MakeRepository,
@@ -28,7 +34,8 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  *   `{ repository, cleanup }`.
  * @param options What the repository is held to.
  * @returns The report: the names of the checks that passed, and the failures with their errors.
- * @throws {TypeError} When `makeRepository` is not a function or an option is unknown.
+ * @throws {TypeError} When `makeRepository` is not a function, or an option is unknown or out
+ *   of range.
  * @example
  * ```ts
  * import { createMemoryRepository } from 'plant-store';
@@ -94,5 +101,11 @@ function checkedFactory<Principal>(
     throw new TypeError(`${caller} needs a function that makes a fresh repository`);
   }
   checkOptionNames(caller, options, REPOSITORY_OPTION_NAMES);
+  checkCount(caller, 'racers', options.racers, 2);
+  checkCount(caller, 'timeoutMs', options.timeoutMs);
+  const second = options.makeSecondInstance;
+  if (second !== undefined && typeof second !== 'function') {
+    throw new TypeError(`${caller}: makeSecondInstance must be a function`);
+  }
   return makeRepository;
 }

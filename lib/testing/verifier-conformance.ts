@@ -12,6 +12,7 @@ import { describeValue, sameValue } from './describe-value.ts';
 import {
   ConformanceError,
   type ConformanceCheck,
+  checkCount,
   type ConformanceReport,
   type RunnerTest,
   registerChecks,
@@ -116,6 +117,7 @@ function verifierChecks<Principal>(
     throw new TypeError(`${caller} needs a function that makes the verifier`);
   }
   checkOptionNames(caller, cases, CASE_NAMES);
+  checkCount(caller, 'timeoutMs', cases.timeoutMs);
   if (!Array.isArray(cases.valid) || cases.valid.length === 0 || !Array.isArray(cases.invalid)) {
     throw new TypeError(`${caller} needs cases { valid: [at least one token], invalid: [tokens] }`);
   }

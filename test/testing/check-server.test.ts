@@ -119,7 +119,7 @@ describe('checkServer', () => {
     assert.match(report.failed[0]?.error.message ?? '', /^openapi: threw TypeError: fetch failed$/);
   });
 
-  it('throws a TypeError when the base URL is not http or the token is empty', async () => {
+  it('throws a TypeError when the base URL is not http, the token is empty or a number is out of range', async () => {
     await assert.rejects(checkServer({ baseUrl: 'ftp://x', token: TOKEN }), {
       name: 'TypeError',
       message: 'checkServer: baseUrl must be an http or https URL, got ftp://x',
@@ -127,6 +127,14 @@ describe('checkServer', () => {
     await assert.rejects(checkServer({ baseUrl: 'http://x', token: '' }), {
       name: 'TypeError',
       message: 'checkServer: token must be a token the server accepts',
+    });
+    await assert.rejects(checkServer({ baseUrl: 'http://x', token: TOKEN, maxBodyBytes: 10 }), {
+      name: 'TypeError',
+      message: 'checkServer: maxBodyBytes must be an integer of at least 64, got 10',
+    });
+    await assert.rejects(checkServer({ baseUrl: 'http://x', token: TOKEN, firstId: 5n }), {
+      name: 'TypeError',
+      message: 'checkServer: firstId must be a bigint from 2^40 to 2^52, got 5',
     });
   });
 });

@@ -163,7 +163,7 @@ describe('plant-store conform', () => {
     [['localhost:3000', '--token', 't'], 'not an http(s) URL: localhost:3000'],
     [
       ['http://127.0.0.1:1', '--token', 't', '--max-body-bytes', '1k'],
-      '--max-body-bytes must be a positive integer',
+      '--max-body-bytes must be an integer of at least 64',
     ],
     [
       ['http://127.0.0.1:1', '--token', 't', '--first-id', '7'],

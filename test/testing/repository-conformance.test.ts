@@ -142,6 +142,18 @@ describe('runRepositoryConformance', () => {
     );
   });
 
+  it('throws a TypeError when racers or timeoutMs is out of range', async () => {
+    const make = () => createMemoryRepository();
+    await assert.rejects(runRepositoryConformance(make, { racers: 1 }), {
+      name: 'TypeError',
+      message: 'runRepositoryConformance: racers must be an integer of at least 2, got 1',
+    });
+    await assert.rejects(runRepositoryConformance(make, { timeoutMs: 0.5 }), {
+      name: 'TypeError',
+      message: 'runRepositoryConformance: timeoutMs must be an integer of at least 1, got 0.5',
+    });
+  });
+
   it('throws a TypeError naming the nearest option when an option is unknown', async () => {
     await assert.rejects(
       runRepositoryConformance(() => createMemoryRepository(), {
