@@ -38,6 +38,11 @@ const entries: Entry[] = [
     platform: 'neutral',
   },
   {
+    label: "plant-store/testing (all of './testing')",
+    source: "export * from 'plant-store/testing';",
+    platform: 'neutral',
+  },
+  {
     label: "plant-store/node (all of './node')",
     source: "export * from 'plant-store/node';",
     platform: 'node',

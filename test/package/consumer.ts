@@ -1,13 +1,14 @@
 /**
  * A consumer of every public entry, compiled against the built declarations by the oldest
  * TypeScript plant-store supports (`npm run check:package`). It also pins what the types
- * promise: a verifier's principal reaches the repository typed, and a string in place of a token
- * list does not compile.
+ * promise: a verifier's principal reaches the repository typed, a string in place of a token
+ * list does not compile, and `node:test`'s `test` fits the kit's register helpers.
  *
  * @module
  */
 
 import { createServer } from 'node:http';
+import { test } from 'node:test';
 import {
   createPlantStore,
   createStaticTokenVerifier,
@@ -17,6 +18,13 @@ import {
 import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS } from 'plant-store/jwt';
 import { serve, toNodeListener } from 'plant-store/node';
 import { createPostgresRepository } from 'plant-store/postgres';
+import {
+  checkServer,
+  type ConformanceReport,
+  registerRepositoryConformance,
+  registerVerifierConformance,
+  runRepositoryConformance,
+} from 'plant-store/testing';
 
 interface Gardener {
   readonly id: string;
@@ -59,4 +67,11 @@ export const servers = [
   serve({ fetch: jwtStore.fetch, port: 0 }),
   // Any driver with query(text, values) fits, pg's Pool among them.
   createPostgresRepository({ query: async () => ({ rows: [] }) }),
+];
+
+registerRepositoryConformance(test, () => byGardener, { honoursAbortedSignal: false });
+registerVerifierConformance(test, () => gardeners, { valid: ['t0ken'], invalid: ['guess'] });
+export const reports: Array<Promise<ConformanceReport>> = [
+  runRepositoryConformance(() => ({ repository: byGardener, cleanup: async () => {} })),
+  checkServer({ baseUrl: 'http://127.0.0.1:3000', token: 't0ken', onResult: ({ error }) => error }),
 ];

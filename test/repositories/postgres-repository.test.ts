@@ -11,7 +11,7 @@ import {
   type PostgresClient,
   type PostgresTableOptions,
 } from '../../lib/postgres.ts';
-import { describeRepositoryConformance } from '../support/repository-conformance.ts';
+import { registerRepositoryConformance } from '../../lib/testing.ts';
 
 // PGlite (embedded PostgreSQL) runs when its package is installed (`npm ci --prefix
 // test/repositories`: kept out of the main install, 27 MB), so a machine without a server can
@@ -174,9 +174,25 @@ function scriptedClient(answer: (text: string, values: unknown[], call: number) 
 }
 
 for (const backend of backends) {
-  describeRepositoryConformance(`createPostgresRepository on ${backend.name}`, async () =>
-    freshTable(await backend.client()),
-  );
+  describe(`createPostgresRepository on ${backend.name}: the conformance kit`, () => {
+    // The table each repository of the kit's checks writes, for the second instance over it.
+    const tablesOf = new WeakMap<PlantRepository, PostgresTableOptions>();
+    registerRepositoryConformance(
+      it,
+      async () => {
+        const fresh = await freshTable(await backend.client());
+        tablesOf.set(fresh.repository, fresh.table);
+        return fresh;
+      },
+      backend.name === 'PGlite'
+        ? {}
+        : {
+            // Another pool on the same table: a second process, as far as the server can tell.
+            makeSecondInstance: async (first) =>
+              createPostgresRepository(await poolB(), tablesOf.get(first)),
+          },
+    );
+  });
 
   describe(`createPostgresRepository on ${backend.name}`, () => {
     it('stores ids as exact bigints when they are at the ends of the int64 range', async () => {
