@@ -208,7 +208,7 @@ describe('createPlantStore', () => {
     assert.throws(() => t.lib.createPlantStore(options), {
       name: 'TypeError',
       message:
-        'createPlantStore: unknown option "maxBodySize"; did you mean "maxBodyBytes"? (known: repository, verifier, maxBodyBytes, timeoutMs, onError, cors)',
+        'createPlantStore: unknown option "maxBodySize"; did you mean "maxBodyBytes"? (known: repository, verifier, maxBodyBytes, timeoutMs, onError, cors, basePath, publicUrl, trustProxy)',
     });
   });
 
