@@ -31,6 +31,12 @@ Settings, from the environment:
   PLANT_STORE_CORS_ORIGINS          * or comma-separated origins browsers may call from, each exact
                                     (https://app.example.com) or a subdomain pattern
                                     (https://*.example.com: not example.com itself) (default: off)
+  PLANT_STORE_PUBLIC_URL            the URL clients use, such as https://api.example.com/v1: the
+                                    OpenAPI document names it; its path is where routes are served
+                                    (default: the origin the document was fetched from)
+  PLANT_STORE_TRUST_PROXY           true (the nearest proxy), false or a number of proxy hops whose
+                                    Forwarded or X-Forwarded-Proto/-Host name the server (default
+                                    false)
   PLANT_STORE_LOG                   json, text or off, and info, warn or error (default: json, or
                                     text on a terminal; info)
   PLANT_STORE_ADMIN_PORT            port of /livez, /readyz, /metrics (default: none)

@@ -98,12 +98,18 @@ const store = createPlantStore({
   cors: settings.cors === undefined ? undefined : createCors(settings.cors),
   maxBodyBytes: limits.maxBodyBytes,
   timeoutMs: limits.timeoutMs,
+  publicUrl: settings.location.publicUrl,
+  trustProxy: settings.location.trustProxy,
 });
+const { basePath } = settings.location;
 
 try {
   handle = await serve({
     // The reference page at /docs; /plants keeps the Node adapter's fast path.
-    fetch: withDocs(store.fetch),
+    fetch: withDocs(store.fetch, {
+      path: `${basePath}/docs`,
+      documentUrl: `${basePath}/openapi.json`,
+    }),
     port: settings.port,
     host: settings.host,
     onError: (error) => log.error(error),
