@@ -32,8 +32,10 @@ Settings, from the environment:
                                     (https://app.example.com) or a subdomain pattern
                                     (https://*.example.com: not example.com itself) (default: off)
   PLANT_STORE_PUBLIC_URL            the URL clients use, such as https://api.example.com/v1: the
-                                    OpenAPI document names it; its path is where routes are served
-                                    (default: the origin the document was fetched from)
+                                    OpenAPI document names it (default: the origin the document was
+                                    fetched from)
+  PLANT_STORE_BASE_PATH             the path the routes and /docs are under, / or such as /api
+                                    (default: the public URL's path, else /)
   PLANT_STORE_TRUST_PROXY           true (the nearest proxy), false or a number of proxy hops whose
                                     Forwarded or X-Forwarded-Proto/-Host name the server (default
                                     false)

@@ -99,6 +99,7 @@ const store = createPlantStore({
   maxBodyBytes: limits.maxBodyBytes,
   timeoutMs: limits.timeoutMs,
   publicUrl: settings.location.publicUrl,
+  basePath: settings.location.basePath || '/',
   trustProxy: settings.location.trustProxy,
 });
 const { basePath } = settings.location;

@@ -257,6 +257,15 @@ describe('parseSettings', () => {
     }
   });
 
+  it('reads PLANT_STORE_BASE_PATH over the public URL path, and reports a malformed one', () => {
+    const env = { PLANT_STORE_PUBLIC_URL: 'https://api.example.com/v1' };
+    assert.equal(settingsOf({ ...env, PLANT_STORE_BASE_PATH: '/' }).location.basePath, '');
+    assert.equal(settingsOf({ PLANT_STORE_BASE_PATH: '/api/v2' }).location.basePath, '/api/v2');
+    for (const raw of ['', 'api', '/api/', '/a?b']) {
+      assert.match(errorOf({ PLANT_STORE_BASE_PATH: raw }), /^PLANT_STORE_BASE_PATH must be \//);
+    }
+  });
+
   it('reads PLANT_STORE_TRUST_PROXY as true, false or a hop count, and reports anything else', () => {
     assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: 'true' }).location.trustProxy, true);
     assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: ' FALSE ' }).location.trustProxy, false);
