@@ -102,15 +102,11 @@ const store = createPlantStore({
   basePath: settings.location.basePath || '/',
   trustProxy: settings.location.trustProxy,
 });
-const { basePath } = settings.location;
 
 try {
   handle = await serve({
     // The reference page at /docs; /plants keeps the Node adapter's fast path.
-    fetch: withDocs(store.fetch, {
-      path: `${basePath}/docs`,
-      documentUrl: `${basePath}/openapi.json`,
-    }),
+    fetch: withDocs(store.fetch),
     port: settings.port,
     host: settings.host,
     onError: (error) => log.error(error),

@@ -65,9 +65,7 @@ export function createRouter(store: PlantStore, options: CreateRouterOptions = {
     let listener = listeners.get(prefix);
     if (listener === undefined) {
       const api = fetchUnder(store, prefix);
-      const handler = docs
-        ? withDocs(api, { path: `${prefix}/docs`, documentUrl: `${prefix}/openapi.json` })
-        : api;
+      const handler = docs ? withDocs(api) : api;
       listener = toNodeListener(handler);
       if (listeners.size < KEPT_MOUNT_PATHS) listeners.set(prefix, listener);
     }

@@ -100,7 +100,7 @@ function handlerFor(
 ): (request: Request) => Promise<Response> {
   const api = fetchUnder(store, prefix);
   if (!docs) return api;
-  return withDocs(api, { path: `${prefix}/docs`, documentUrl: `${prefix}/openapi.json` });
+  return withDocs(api);
 }
 
 // Shown in Fastify's plugin tree and errors.

@@ -19,6 +19,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+/;
 export interface ApiLocation {
   /** The base path the routes are under: `''` for the root, else such as `/api`. */
   readonly basePath: string;
+  /** The origin of `publicUrl`, when it is set. */
+  readonly publicOrigin: string | undefined;
   /**
    * The document's server for a request: the public URL when fixed, else the request's origin
    * (as trusted proxies tell it) followed by `basePath`.
@@ -44,6 +46,7 @@ export function apiLocationOf(
   if (base === '') checkBasePath(null, 'basePath');
   return {
     basePath: base === '/' ? '' : checkBasePath(base, 'basePath'),
+    publicOrigin: fixed === undefined ? undefined : new URL(fixed).origin,
     serverFor(request, origin, path) {
       if (fixed !== undefined) return fixed;
       return (hops === 0 ? origin : forwardedOrigin(request, origin, hops)) + path;

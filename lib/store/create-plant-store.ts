@@ -19,7 +19,7 @@ import type {
 } from '../types.ts';
 import { apiLocationOf } from './api-location.ts';
 import { corsPolicyOf } from './cors-policy.ts';
-import { registerMount } from './mount.ts';
+import { registerLocation, registerMount } from './mount.ts';
 import { attachPlainHandler } from './plain-handler.ts';
 import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
@@ -158,6 +158,7 @@ export function createPlantStore<Principal = unknown>(
       handle: createPlant,
       refuse: (path) => refusal(path, base),
     });
+    registerLocation(fetch, { basePath: base, publicOrigin: location.publicOrigin });
     return fetch;
   }
 

@@ -14,6 +14,26 @@ type MountedFetch = (request: Request) => Promise<Response>;
 
 const mounts = new WeakMap<object, (prefix: string) => MountedFetch>();
 
+/** Where a store's `fetch` serves, for the reference page put in front of it. */
+export interface FetchLocation {
+  /** Its base path, `''` for the root. */
+  readonly basePath: string;
+  /** The origin of its `publicUrl`, when it has one. */
+  readonly publicOrigin: string | undefined;
+}
+
+const locations = new WeakMap<object, FetchLocation>();
+
+/** Records where a store's `fetch` serves. */
+export function registerLocation(fetch: object, location: FetchLocation): void {
+  locations.set(fetch, location);
+}
+
+/** Where a store's `fetch` serves; `undefined` for any other handler. */
+export function locationOf(fetch: unknown): FetchLocation | undefined {
+  return typeof fetch === 'function' ? locations.get(fetch) : undefined;
+}
+
 /** Records how a store's routes move under a prefix, for `fetchUnder` to find. */
 export function registerMount(store: PlantStore, mountAt: (prefix: string) => MountedFetch): void {
   mounts.set(store, mountAt);
