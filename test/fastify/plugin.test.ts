@@ -103,6 +103,29 @@ describe('plant-store/fastify', () => {
     assert.equal((await fetch(`${url}/api/docs`)).status, 404);
   });
 
+  it('hands a wrapped store the request below its prefix when the store is not createPlantStore’s', async (t) => {
+    const app = host();
+    const { store } = mountStore();
+    const seen: string[] = [];
+    const wrapped = {
+      handleCreatePlant: store.handleCreatePlant,
+      fetch: (request: Request) => {
+        seen.push(new URL(request.url).pathname);
+        return store.fetch(request);
+      },
+    };
+    app.register(plantStore, { store: wrapped, prefix: '/api' });
+    const url = await listen(t, app);
+    const created = await fetch(`${url}/api/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"id": 9007199254740993, "name": "Monstera"}',
+    });
+    assert.equal(created.status, 200);
+    assert.deepEqual(await created.json(), { name: 'Monstera' });
+    assert.deepEqual(seen, ['/plants']);
+  });
+
   it('fails registration with a TypeError when an option is unknown or the store missing', async () => {
     const misspelt = Fastify();
     misspelt.register(plantStore, { store: mountStore().store, doc: true } as never);
