@@ -52,11 +52,11 @@ const KNOWN_OPTIONS = [
  * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document
  * (its server: the origin it was fetched from), anything else to `404`; with `basePath`, both
  * routes are under it (`/api/plants`). `publicUrl` fixes the document's server, and
- * `trustProxy` lets the proxies in front (`Forwarded`, `X-Forwarded-Proto`/`-Host`) tell it. With the `cors` option,
- * both answer browsers of the allowed origins (a preflight `204`, the CORS headers on every
- * response to them). Every answer follows the behaviour contract: checks in the order
- * method, auth, body presence, media type, size, UTF-8 and JSON, shape, then storage; every
- * error an Error body `{ "error": <status>, "message": <text> }`.
+ * `trustProxy` lets the proxies in front (`Forwarded`, `X-Forwarded-Proto`/`-Host`) tell it.
+ * With the `cors` option, both answer browsers of the allowed origins (a preflight `204`, the
+ * CORS headers on every response to them). Every answer follows the behaviour contract:
+ * checks in the order method, auth, body presence, media type, size, UTF-8 and JSON, shape,
+ * then storage; every error an Error body `{ "error": <status>, "message": <text> }`.
  *
  * @param options The repository (default: in memory), the verifier (required), the body limit
  *   (default 100 KiB), the deadline (default 10 s), the `onError` callback, CORS (default off),
