@@ -169,7 +169,10 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    * `Forwarded` (RFC 7239) or else `X-Forwarded-Proto` and `X-Forwarded-Host`. `true` trusts the
    * entry the nearest proxy added; a number `n` the one `n` proxies away (a CDN in front of a
    * load balancer is `2`). Turn it on only when clients can reach the server through the
-   * proxies alone: the headers are the client's to forge otherwise. `publicUrl` wins over it.
+   * proxies alone: the headers are the client's to forge otherwise; and since `Forwarded` is
+   * read first when present, a proxy that sets only `X-Forwarded-*` should drop a client's
+   * `Forwarded`. Values that are no http(s) scheme or no plain host are ignored. `publicUrl`
+   * wins over it.
    * @default false
    */
   readonly trustProxy?: boolean | number | undefined;
