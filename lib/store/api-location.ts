@@ -167,7 +167,7 @@ function listOf(header: string | null): string[] {
  * The elements of a `Forwarded` header (RFC 7239 section 4), each its parameters by lowercase
  * name; `undefined` when it does not parse, so a malformed header decides nothing.
  */
-export function parseForwarded(header: string): Map<string, string>[] | undefined {
+function parseForwarded(header: string): Map<string, string>[] | undefined {
   const elements: Map<string, string>[] = [];
   let element = new Map<string, string>();
   let rest = header.trimStart();
