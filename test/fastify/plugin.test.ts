@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { createCors } from '../../lib/cors.ts';
 import plantStore from '../../lib/fastify.ts';
 import { assertAnswersAsFetch, mountStore, TOKEN } from '../support/mount-helpers.ts';
 
@@ -47,6 +48,38 @@ describe('plant-store/fastify', () => {
     app.register(plantStore, { store });
     const url = await listen(t, app);
     await assertAnswersAsFetch(url, mountStore().store.fetch);
+  });
+
+  it("answers a CORS preflight and a browser's create as store.fetch does when cors is on", async (t) => {
+    const cors = () => createCors({ origins: ['https://app.example.com'] });
+    const app = host();
+    app.register(plantStore, { store: mountStore({ cors: cors() }).store, prefix: '/api' });
+    const url = await listen(t, app);
+    const origin = { origin: 'https://app.example.com' };
+    await assertAnswersAsFetch(
+      `${url}/api`,
+      mountStore({ basePath: '/api', cors: cors() }).store.fetch,
+      [
+        {
+          name: 'a preflight',
+          method: 'OPTIONS',
+          path: '/plants',
+          headers: { ...origin, 'access-control-request-method': 'POST' },
+        },
+        {
+          name: 'a create from the allowed origin',
+          method: 'POST',
+          path: '/plants',
+          headers: {
+            ...origin,
+            authorization: `Bearer ${TOKEN}`,
+            'content-type': 'application/json',
+          },
+          body: '{"id": 1, "name": "Monstera"}',
+        },
+        { name: 'the document', method: 'GET', path: '/openapi.json', headers: origin },
+      ],
+    );
   });
 
   it('names the prefix in the document it serves', async (t) => {
