@@ -99,9 +99,16 @@ describe('createRouter', () => {
     assert.ok(error instanceof PlantApiError);
     assert.equal(error.code, 'ERR_BODY_ALREADY_READ');
     assert.match(error.message, /mount plant-store before any body parser/);
-    // The same create, had it been built from the re-parsed body, would have stored a plant.
     const again = await fetch(`${url}/api/plants`, create);
     assert.equal(again.status, 500);
+    // Nothing was stored from a re-parsed body: the id is still free for another plant.
+    const direct = await store.fetch(
+      new Request('http://x/plants', {
+        ...create,
+        body: '{"id": 9007199254740993, "name": "Fern"}',
+      }),
+    );
+    assert.equal(direct.status, 200);
   });
 
   it('serves the reference page under the mount path when docs is true', async (t) => {
