@@ -62,10 +62,11 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
   options,
   done,
 ) => {
+  const docs = options.docs === true;
   let handler: (request: Request) => Promise<Response>;
   try {
     checkOptionNames('plant-store/fastify', options, KNOWN_OPTIONS);
-    handler = handlerFor(options.store, scope.prefix, options.docs ?? false);
+    handler = handlerFor(options.store, scope.prefix, docs);
   } catch (error) {
     // Thrown here it would escape Fastify's boot; handed to `done`, `ready()` rejects with it.
     done(error as Error);
@@ -85,7 +86,7 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
   };
   scope.all('/plants', serve);
   scope.all('/openapi.json', serve);
-  if (options.docs === true) {
+  if (docs) {
     scope.all('/docs', serve);
     scope.all('/docs/*', serve);
   }
