@@ -14,7 +14,7 @@ import { rejectClient, writeRawReply } from './client-error.ts';
 import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
 import { count, defaultOnError, report } from './listener-config.ts';
 import { observeRawReply, observeRequest, observerOf } from './observe.ts';
-import { pathOf } from './plain-path.ts';
+import { targetPath } from './node-request.ts';
 import { toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
 
@@ -110,7 +110,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   const plain = plainHandlerOf(options.fetch);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const reply =
-      plain?.refuse(pathOf(req.url)) ??
+      plain?.refuse(targetPath(req.url)) ??
       errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented');
     writeRawReply(
       socket,
