@@ -37,12 +37,15 @@ export class NodeRequest implements PlainRequest {
   readonly path: string | undefined;
   /** Whether the request asks for an upgrade. */
   readonly upgrade: boolean;
+  /**
+   * The answer to a request no handler may see, `undefined` for the rest: a missing, repeated
+   * or malformed `Host` (`400`), or a `Transfer-Encoding` the server cannot read (`framing.ts`).
+   */
+  readonly problem: ErrorReply | undefined;
   readonly #req: IncomingMessage;
   readonly #res: ServerResponse;
+  /** The one `Host` line, `undefined` when there is none or more than one. */
   readonly #host: string | undefined;
-  readonly #hosts: number;
-  readonly #transferEncoding: string | null;
-  readonly #contentLength: string | null;
   #client: ConnectionWatch | undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse) {
@@ -64,7 +67,7 @@ export class NodeRequest implements PlainRequest {
       switch (name.length) {
         case 4:
           if (name === 'Host' || name.toLowerCase() === 'host') {
-            host = value;
+            host = hosts === 0 ? value : undefined;
             hosts++;
           }
           break;
@@ -104,9 +107,6 @@ export class NodeRequest implements PlainRequest {
     this.#req = req;
     this.#res = res;
     this.#host = host;
-    this.#hosts = hosts;
-    this.#transferEncoding = transferEncoding;
-    this.#contentLength = contentLength;
     this.method = req.method ?? 'GET';
     this.authorization = authorization;
     this.contentType = contentType;
@@ -117,18 +117,11 @@ export class NodeRequest implements PlainRequest {
     this.hasBody = transferEncoding !== null || contentLength !== null;
     this.path = targetPath(req.url);
     this.upgrade = upgrade;
-  }
-
-  /**
-   * The answer to a request no handler may see, `undefined` for the rest: a missing, repeated
-   * or malformed `Host` (`400`), or a `Transfer-Encoding` the server cannot read (`framing.ts`).
-   */
-  problem(): ErrorReply | undefined {
-    if (this.#hosts !== 1 || !isValidHost(this.#host)) {
-      return errorReply('ERR_BAD_REQUEST', 'the Host header is missing or not valid');
-    }
-    const coding = this.#transferEncoding;
-    return coding === null ? undefined : transferCodingProblem(coding);
+    this.problem = !isValidHost(host)
+      ? errorReply('ERR_BAD_REQUEST', 'the Host header is missing or not valid')
+      : transferEncoding === null
+        ? undefined
+        : transferCodingProblem(transferEncoding);
   }
 
   readBody(maxBytes: number, sink: BodySink): void {
@@ -175,11 +168,8 @@ export class NodeRequest implements PlainRequest {
 
     const method = this.method;
     const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-    const announcesBody =
-      this.#transferEncoding !== null ||
-      (this.#contentLength !== null && this.#contentLength !== '0');
     // A stream only when there is a body to read: GET and HEAD never have one for fetch.
-    if (announcesBody && method !== 'GET' && method !== 'HEAD') {
+    if (this.hasBody && this.declaredLength !== 0 && method !== 'GET' && method !== 'HEAD') {
       init.body = toBodyStream(req, body);
       // Required by fetch for a stream body: https://fetch.spec.whatwg.org/#dom-requestinit-duplex
       init.duplex = 'half';

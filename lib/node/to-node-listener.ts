@@ -87,7 +87,7 @@ export function toNodeListener(
     // Node reads nothing more on a connection after a request that asks for an upgrade: it is
     // answered, then closed, so no later request waits unanswered on it.
     if (request.upgrade) res.shouldKeepAlive = false;
-    const problem = request.problem();
+    const problem = request.problem;
     if (problem !== undefined) {
       // Answered before anything reads the body, which the server may not know how to find the
       // end of: the connection closes after it.
