@@ -97,7 +97,11 @@ export function toNodeListener(
       return;
     }
     const path = request.path;
-    if (plain !== undefined && path !== undefined && (plain.path ?? path) === path) {
+    if (
+      plain !== undefined &&
+      path !== undefined &&
+      (plain.path === undefined || plain.path === path)
+    ) {
       try {
         plain.handle(request, (reply) => answer(req, res, config, reply));
       } catch (error) {
