@@ -24,29 +24,32 @@ export function targetPath(target: string | undefined): string | undefined {
 /**
  * A request as the adapter reads it. Only the headers some check or the operation reads are
  * kept; a native `Request` takes the rest from `rawHeaders` when a handler needs one.
+ *
+ * The fields are declared, not defined: the constructor sets each once, where a class field
+ * definition would first set it to `undefined` on every request.
  */
 export class NodeRequest implements PlainRequest {
-  readonly method: string;
-  readonly authorization: string | null;
-  readonly contentType: string | null;
-  readonly origin: string | null;
-  readonly preflightMethod: string | null;
-  readonly declaredLength: number;
-  readonly hasBody: boolean;
+  declare readonly method: string;
+  declare readonly authorization: string | null;
+  declare readonly contentType: string | null;
+  declare readonly origin: string | null;
+  declare readonly preflightMethod: string | null;
+  declare readonly declaredLength: number;
+  declare readonly hasBody: boolean;
   /** The path of the request target, `undefined` when the target is not in origin form. */
-  readonly path: string | undefined;
+  declare readonly path: string | undefined;
   /** Whether the request asks for an upgrade. */
-  readonly upgrade: boolean;
+  declare readonly upgrade: boolean;
   /**
    * The answer to a request no handler may see, `undefined` for the rest: a missing, repeated
    * or malformed `Host` (`400`), or a `Transfer-Encoding` the server cannot read (`framing.ts`).
    */
-  readonly problem: ErrorReply | undefined;
-  readonly #req: IncomingMessage;
-  readonly #res: ServerResponse;
+  declare readonly problem: ErrorReply | undefined;
+  declare private readonly req: IncomingMessage;
+  declare private readonly res: ServerResponse;
   /** The one `Host` line, `undefined` when there is none or more than one. */
-  readonly #host: string | undefined;
-  #client: ConnectionWatch | undefined;
+  declare private readonly host: string | undefined;
+  declare private watch: ConnectionWatch | undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse) {
     const raw = req.rawHeaders;
@@ -104,9 +107,10 @@ export class NodeRequest implements PlainRequest {
           break;
       }
     }
-    this.#req = req;
-    this.#res = res;
-    this.#host = host;
+    this.req = req;
+    this.res = res;
+    this.host = host;
+    this.watch = undefined;
     this.method = req.method ?? 'GET';
     this.authorization = authorization;
     this.contentType = contentType;
@@ -125,16 +129,16 @@ export class NodeRequest implements PlainRequest {
   }
 
   readBody(maxBytes: number, sink: BodySink): void {
-    readRequestBody(this.#req, this.#res, maxBytes, sink);
+    readRequestBody(this.req, this.res, maxBytes, sink);
   }
 
   get client(): ClientWatch {
-    this.#client ??= new ConnectionWatch(this.#res);
-    return this.#client;
+    this.watch ??= new ConnectionWatch(this.res);
+    return this.watch;
   }
 
   requestId(): string | undefined {
-    return requestIdOf(this.#req);
+    return requestIdOf(this.req);
   }
 
   /**
@@ -144,12 +148,12 @@ export class NodeRequest implements PlainRequest {
    * a `400` Error body.
    */
   toRequest(signal: AbortSignal, body: BodyState): Request | ErrorReply {
-    const req = this.#req;
+    const req = this.req;
     const target = req.url ?? '';
     let url: string;
     if (this.path !== undefined) {
       const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-      url = (encrypted ? 'https://' : 'http://') + (this.#host as string) + target;
+      url = (encrypted ? 'https://' : 'http://') + (this.host as string) + target;
     } else if (ABSOLUTE_FORM.test(target)) {
       url = target;
     } else {
