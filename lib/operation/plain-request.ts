@@ -1,7 +1,7 @@
 /**
  * The create operation's view of a request and of its answer, as plain values: what each front
- * (the web-standard `Request` in `store/web-request.ts`, the `node:http` fast path in
- * `node/plain-path.ts`) hands the operation, and what the operation hands back.
+ * (the web-standard `Request` in `store/web-request.ts`, the `node:http` adapter's request in
+ * `node/node-request.ts`) hands the operation, and what the operation hands back.
  *
  * @module
  */

@@ -162,7 +162,7 @@ export function createPlantStore<Principal = unknown>(
     return fetch;
   }
 
-  // The node:http adapter answers these on plain values, without a Request or a Response.
+  // The node:http adapter answers these routes on its own request, with no Request or Response.
   attachPlainHandler(handleCreatePlant, {
     path: undefined,
     handle: createPlant,
