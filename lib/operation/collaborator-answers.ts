@@ -63,6 +63,6 @@ function kindOf(value: unknown): string {
 }
 
 /** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
-export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T> | null)?.then === 'function';
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
