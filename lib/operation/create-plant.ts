@@ -35,6 +35,8 @@ export interface CreatePlantSettings {
   readonly repository: PlantRepository;
   /** The largest body accepted, in bytes. */
   readonly maxBodyBytes: number;
+  /** The store's deadline for one create, in milliseconds (named in what a deadline reports). */
+  readonly timeoutMs: number;
   /** Starts a create's deadline. */
   readonly startDeadline: StartDeadline;
   /** Hears about a fault, with the request it happened in; never throws. */
@@ -88,6 +90,9 @@ interface Store extends CreatePlantSettings {
   readonly tooLarge: string;
 }
 
+/** What a create waits on when its deadline passes. */
+type Wait = 'verifier' | 'body' | 'repository';
+
 /**
  * One call of `createPlant` past the auth header, from the verifier to the reply. Its methods
  * are the steps, in the contract's order. It ends when it answers, or early when the deadline
@@ -102,6 +107,7 @@ interface Store extends CreatePlantSettings {
 class CreatePlantCall implements BodySink, Expiring {
   /** Answered, or ended early. */
   #over = false;
+  #waitingOn: Wait = 'verifier';
   #principal: unknown;
   #controller: AbortController | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -178,6 +184,7 @@ class CreatePlantCall implements BodySink, Expiring {
       // 5. Size, as declared: refused before a byte is read.
       this.#finish(errorReply('ERR_BODY_TOO_LARGE', tooLarge));
     } else {
+      this.#waitingOn = 'body';
       try {
         input.readBody(maxBodyBytes, this);
       } catch (error) {
@@ -206,6 +213,7 @@ class CreatePlantCall implements BodySink, Expiring {
 
   /** 8. Store: the repository inserts the plant if its id is free. */
   store(plant: NewPlant): void {
+    this.#waitingOn = 'repository';
     let outcome: unknown;
     try {
       outcome = this.#store.repository.create(
@@ -262,8 +270,15 @@ class CreatePlantCall implements BodySink, Expiring {
     this.#finish(errorReply('ERR_INTERNAL'));
   }
 
-  /** The deadline passed (part of `Expiring`): the client gets `503`. */
+  /**
+   * The deadline passed (part of `Expiring`): the client gets `503`, and the host hears which
+   * collaborator kept it waiting. A slow body is the client's pace, not the host's fault, and a
+   * client that left is nobody's: neither is reported.
+   */
   expire(): void {
+    if (this.#clientLeft()) return;
+    const waitingOn = this.#waitingOn;
+    if (waitingOn !== 'body') this.#report(deadlinePassed(waitingOn, this.#store.timeoutMs));
     this.#end(new PlantApiError('ERR_TIMEOUT'));
   }
 
@@ -305,4 +320,22 @@ class CreatePlantCall implements BodySink, Expiring {
 function plantReply(plant: NewPlant): PlantReply {
   const tag = plant.tag === undefined ? '' : `,"tag":${jsonString(plant.tag)}`;
   return { status: 200, headers: JSON_HEADERS, body: `{"name":${jsonString(plant.name)}${tag}}` };
+}
+
+/** What a deadline reports: the collaborator that had not answered by then. */
+function deadlinePassed(waitingOn: 'verifier' | 'repository', timeoutMs: number): PlantApiError {
+  const error =
+    waitingOn === 'verifier'
+      ? new PlantApiError(
+          'ERR_VERIFIER_TIMEOUT',
+          `the TokenVerifier had not answered when the create's deadline (${timeoutMs} ms) passed`,
+        )
+      : new PlantApiError(
+          'ERR_REPOSITORY_TIMEOUT',
+          `the PlantRepository had not answered when the create's deadline (${timeoutMs} ms) passed`,
+        );
+  // Written out now: an unread stack keeps its frames, and so the hung create, alive for as
+  // long as the host keeps the error.
+  void error.stack;
+  return error;
 }

@@ -82,6 +82,7 @@ export function createPlantStore<Principal = unknown>(
     verifier,
     repository,
     maxBodyBytes,
+    timeoutMs,
     startDeadline: createDeadlines(timeoutMs),
     report(error, context) {
       try {
