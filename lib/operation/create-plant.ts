@@ -26,6 +26,7 @@ import type {
   Reply,
 } from './plain-request.ts';
 import { readJsonPlant } from './read-json-plant.ts';
+import { usableRequestId } from './request-id.ts';
 
 /** What every create of one store shares. */
 export interface CreatePlantSettings {
@@ -283,7 +284,7 @@ class CreatePlantCall implements BodySink, Expiring {
   }
 
   #report(error: unknown): void {
-    this.#store.report(error, { requestId: this.#input.requestId() });
+    this.#store.report(error, { requestId: usableRequestId(this.#input.requestId()) });
   }
 
   /**
