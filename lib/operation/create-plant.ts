@@ -7,13 +7,21 @@
  * 4. media type, 5. size (declared, then counted while the body is read), 6. decoding,
  * 7. shape (6 and 7 in `read-json-plant.ts`), 8. store.
  *
+ * The steps are one job, kept in one file so that it reads top to bottom as the table does.
+ *
  * @module
  */
 
 import { errorReply, JSON_HEADERS, PlantApiError } from '../errors.ts';
 import type { ErrorContext, NewPlant, PlantRepository, TokenVerifier } from '../types.ts';
 import { bearerToken } from './bearer-token.ts';
-import { isOutcome, isPromiseLike, isVerdict, malformedAnswer } from './collaborator-answers.ts';
+import {
+  isOutcome,
+  isPromiseLike,
+  isVerdict,
+  malformedAnswer,
+  unansweredAtDeadline,
+} from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
 import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
 import { jsonString } from './json-text.ts';
@@ -71,16 +79,10 @@ export function createPlantOperation(settings: CreatePlantSettings): CreatePlant
   };
   return function createPlant(input, answer) {
     // 1. Method.
-    if (input.method !== 'POST') {
-      answer(errorReply('ERR_METHOD_NOT_ALLOWED'));
-      return;
-    }
+    if (input.method !== 'POST') return answer(errorReply('ERR_METHOD_NOT_ALLOWED'));
     // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
     const token = bearerToken(input.authorization);
-    if (token === undefined) {
-      answer(errorReply('ERR_MISSING_TOKEN'));
-      return;
-    }
+    if (token === undefined) return answer(errorReply('ERR_MISSING_TOKEN'));
     new CreatePlantCall(store, input, answer).verify(token);
   };
 }
@@ -90,9 +92,6 @@ interface Store extends CreatePlantSettings {
   /** The `413` message, which names the limit. */
   readonly tooLarge: string;
 }
-
-/** What a create waits on when its deadline passes. */
-type Wait = 'verifier' | 'body' | 'repository';
 
 /**
  * One call of `createPlant` past the auth header, from the verifier to the reply. Its methods
@@ -108,7 +107,8 @@ type Wait = 'verifier' | 'body' | 'repository';
 class CreatePlantCall implements BodySink, Expiring {
   /** Answered, or ended early. */
   #over = false;
-  #waitingOn: Wait = 'verifier';
+  /** What the create waits on, for the deadline's report. */
+  #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
   #principal: unknown;
   #controller: AbortController | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -145,8 +145,7 @@ class CreatePlantCall implements BodySink, Expiring {
     try {
       verdict = this.#store.verifier.verify(token, new CollaboratorContext(this));
     } catch (error) {
-      this.fail(error);
-      return;
+      return this.fail(error);
     }
     if (isPromiseLike(verdict)) {
       verdict.then(
@@ -164,14 +163,8 @@ class CreatePlantCall implements BodySink, Expiring {
   checkHeaders(verdict: unknown): void {
     // Fail closed: only an explicit { valid: true } lets a request through, and a verdict of
     // another shape is the host's bug, said in onError, not a client's bad token.
-    if (!isVerdict(verdict)) {
-      this.fail(malformedAnswer('ERR_MALFORMED_VERDICT', verdict));
-      return;
-    }
-    if (!verdict.valid) {
-      this.#finish(errorReply('ERR_INVALID_TOKEN'));
-      return;
-    }
+    if (!isVerdict(verdict)) return this.fail(malformedAnswer('ERR_MALFORMED_VERDICT', verdict));
+    if (!verdict.valid) return this.#finish(errorReply('ERR_INVALID_TOKEN'));
     this.#principal = verdict.principal;
     const input = this.#input;
     const { maxBodyBytes, tooLarge } = this.#store;
@@ -198,13 +191,9 @@ class CreatePlantCall implements BodySink, Expiring {
   take(bytes: Uint8Array | BodyReadFailure): void {
     if (this.#over) return;
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
-    if (bytes === 'ERR_BODY_TOO_LARGE') {
-      this.#finish(errorReply(bytes, this.#store.tooLarge));
-      return;
-    }
     if (typeof bytes === 'string') {
-      this.#finish(errorReply(bytes));
-      return;
+      const message = bytes === 'ERR_BODY_TOO_LARGE' ? this.#store.tooLarge : undefined;
+      return this.#finish(errorReply(bytes, message));
     }
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
@@ -215,15 +204,12 @@ class CreatePlantCall implements BodySink, Expiring {
   /** 8. Store: the repository inserts the plant if its id is free. */
   store(plant: NewPlant): void {
     this.#waitingOn = 'repository';
+    const context = new CollaboratorContext(this, this.#principal);
     let outcome: unknown;
     try {
-      outcome = this.#store.repository.create(
-        plant,
-        new CollaboratorContext(this, this.#principal),
-      );
+      outcome = this.#store.repository.create(plant, context);
     } catch (error) {
-      this.fail(error);
-      return;
+      return this.fail(error);
     }
     if (isPromiseLike(outcome)) {
       outcome.then(
@@ -239,17 +225,13 @@ class CreatePlantCall implements BodySink, Expiring {
 
   /** 8. The outcome: created, an idempotent replay, or a conflict. */
   reply(plant: NewPlant, outcome: unknown): void {
-    if (!isOutcome(outcome)) {
-      this.fail(malformedAnswer('ERR_MALFORMED_OUTCOME', outcome));
-      return;
-    }
+    if (!isOutcome(outcome)) return this.fail(malformedAnswer('ERR_MALFORMED_OUTCOME', outcome));
     // Not created: a replay if the stored plant has the same content, else a conflict. A store
     // may hand back an absent tag as null (SQL) or undefined: no tag.
     if (!outcome.created) {
       const stored = outcome.existing;
       if (stored.name !== plant.name || (stored.tag ?? undefined) !== plant.tag) {
-        this.#finish(errorReply('ERR_ID_CONFLICT'));
-        return;
+        return this.#finish(errorReply('ERR_ID_CONFLICT'));
       }
     }
     this.#finish(plantReply(plant));
@@ -264,8 +246,7 @@ class CreatePlantCall implements BodySink, Expiring {
     if (this.#clientLeft()) return;
     // A full store is no fault: a repository says so to have the client told `507`.
     if (error instanceof PlantApiError && error.code === 'ERR_STORE_FULL') {
-      this.#finish(errorReply('ERR_STORE_FULL'));
-      return;
+      return this.#finish(errorReply('ERR_STORE_FULL'));
     }
     this.#report(error);
     this.#finish(errorReply('ERR_INTERNAL'));
@@ -279,7 +260,7 @@ class CreatePlantCall implements BodySink, Expiring {
   expire(): void {
     if (this.#clientLeft()) return;
     const waitingOn = this.#waitingOn;
-    if (waitingOn !== 'body') this.#report(deadlinePassed(waitingOn, this.#store.timeoutMs));
+    if (waitingOn !== 'body') this.#report(unansweredAtDeadline(waitingOn, this.#store.timeoutMs));
     this.#end(new PlantApiError('ERR_TIMEOUT'));
   }
 
@@ -321,22 +302,4 @@ class CreatePlantCall implements BodySink, Expiring {
 function plantReply(plant: NewPlant): PlantReply {
   const tag = plant.tag === undefined ? '' : `,"tag":${jsonString(plant.tag)}`;
   return { status: 200, headers: JSON_HEADERS, body: `{"name":${jsonString(plant.name)}${tag}}` };
-}
-
-/** What a deadline reports: the collaborator that had not answered by then. */
-function deadlinePassed(waitingOn: 'verifier' | 'repository', timeoutMs: number): PlantApiError {
-  const error =
-    waitingOn === 'verifier'
-      ? new PlantApiError(
-          'ERR_VERIFIER_TIMEOUT',
-          `the TokenVerifier had not answered when the create's deadline (${timeoutMs} ms) passed`,
-        )
-      : new PlantApiError(
-          'ERR_REPOSITORY_TIMEOUT',
-          `the PlantRepository had not answered when the create's deadline (${timeoutMs} ms) passed`,
-        );
-  // Written out now: an unread stack keeps its frames, and so the hung create, alive for as
-  // long as the host keeps the error.
-  void error.stack;
-  return error;
 }
