@@ -7,8 +7,6 @@
  * 4. media type, 5. size (declared, then counted while the body is read), 6. decoding,
  * 7. shape (6 and 7 in `read-json-plant.ts`), 8. store.
  *
- * The steps are one job, kept in one file so that it reads top to bottom as the table does.
- *
  * @module
  */
 
@@ -94,15 +92,13 @@ interface Store extends CreatePlantSettings {
 }
 
 /**
- * One call of `createPlant` past the auth header, from the verifier to the reply. Its methods
- * are the steps, in the contract's order. It ends when it answers, or early when the deadline
- * passes or the client goes: then it answers `503`, and the late answer of whatever it waited
- * for is dropped.
+ * One call of `createPlant` past the auth header; its methods are the steps, in order. It ends
+ * when it answers, or early (`503`) when the deadline passes or the client goes, and then drops
+ * the late answer of whatever it waited for.
  *
- * The `AbortSignal` handed to the collaborators is made only when one of them reads it, since
- * most never do. The client is looked at only where that changes what happens: after a wait,
- * when something failed, and when a collaborator asks for the signal; a write that lands for a
- * client already gone is harmless, as the contract says: its retry is a replay.
+ * The collaborators' `AbortSignal` is made only when one reads it, since most never do. The
+ * client is looked at only after a wait, on a fault and when the signal is made: a write that
+ * lands for a client already gone is harmless, its retry a replay.
  */
 class CreatePlantCall implements BodySink, Expiring {
   /** Answered, or ended early. */
@@ -237,11 +233,7 @@ class CreatePlantCall implements BodySink, Expiring {
     this.#finish(plantReply(plant));
   }
 
-  /**
-   * A fault: a collaborator threw or rejected, answered the wrong shape, or the body read
-   * failed (part of `BodySink`). It is reported and answered `500`, unless the create is over
-   * or the client left.
-   */
+  /** A fault (part of `BodySink`): reported and answered `500`, unless the create is over. */
   fail(error: unknown): void {
     if (this.#clientLeft()) return;
     // A full store is no fault: a repository says so to have the client told `507`.
@@ -268,10 +260,7 @@ class CreatePlantCall implements BodySink, Expiring {
     this.#store.report(error, { requestId: usableRequestId(this.#input.requestId()) });
   }
 
-  /**
-   * Whether the create is over, noticing first a client that left while nobody listened for it
-   * (the create then ends early).
-   */
+  /** Whether the create is over, ending it first if the client left unheard. */
   #clientLeft(): boolean {
     const client = this.#input.client;
     if (client.aborted) this.#end(client.reason);
