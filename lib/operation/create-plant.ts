@@ -21,7 +21,7 @@ import {
   unansweredAtDeadline,
 } from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
-import type { Deadlines, Expiring } from './deadlines.ts';
+import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
 import { jsonString } from './json-text.ts';
 import { isJsonUtf8 } from './media-type.ts';
 import type {
@@ -44,8 +44,8 @@ export interface CreatePlantSettings {
   readonly maxBodyBytes: number;
   /** The store's deadline for one create, in milliseconds (named in what a deadline reports). */
   readonly timeoutMs: number;
-  /** The store's deadlines. */
-  readonly deadlines: Deadlines;
+  /** Starts a create's deadline. */
+  readonly startDeadline: StartDeadline;
   /** Hears about a fault, with the request it happened in; never throws. */
   readonly report: (error: unknown, context: ErrorContext) => void;
 }
@@ -108,7 +108,7 @@ class CreatePlantCall implements BodySink, Expiring {
   #principal: unknown;
   #controller: AbortController | undefined;
   #unsubscribe: (() => void) | undefined;
-  readonly #deadline: number;
+  readonly #deadline: Deadline;
   readonly #store: Store;
   readonly #input: PlainRequest;
   readonly #answer: (reply: Reply) => void;
@@ -117,7 +117,7 @@ class CreatePlantCall implements BodySink, Expiring {
     this.#store = store;
     this.#input = input;
     this.#answer = answer;
-    this.#deadline = store.deadlines.start(this);
+    this.#deadline = store.startDeadline(this);
   }
 
   /** The signal for collaborators; fires when the create ends early. */
@@ -280,7 +280,7 @@ class CreatePlantCall implements BodySink, Expiring {
   #finish(reply: Reply): void {
     if (!this.#over) {
       this.#over = true;
-      this.#store.deadlines.stop(this.#deadline);
+      this.#deadline.stop();
       this.#unsubscribe?.();
       this.#answer(reply);
     }

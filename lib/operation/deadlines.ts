@@ -10,99 +10,92 @@ export interface Expiring {
   expire(): void;
 }
 
-/** A store's deadlines: see `createDeadlines`. */
-export interface Deadlines {
-  /** Starts a deadline for `subject`; the number it returns stops it. */
-  start(subject: Expiring): number;
-  /** Stops a deadline; stopping one that passed or was stopped already does nothing. */
-  stop(deadline: number): void;
+/** A started deadline, to stop. */
+export interface Deadline {
+  /** Stops the deadline; stopping one that passed or was stopped already does nothing. */
+  stop(): void;
 }
+
+/** Starts deadlines that all have the same timeout; see `createDeadlines`. */
+export type StartDeadline = (subject: Expiring) => Deadline;
 
 /**
  * Creates a store's deadlines, all on one timer: `start(subject)` calls `subject.expire()`
- * `timeoutMs` from now unless `stop` is called first with the number it returned.
+ * `timeoutMs` from now unless the returned deadline is stopped first.
  *
- * Every create gets the same timeout, so deadlines fall due in the order they start: a queue in
- * two arrays (when each falls due, and whom it calls), with one timer armed for its oldest
- * entry, serves them all, and a deadline is its place in that queue, so none is an object.
+ * Every create gets the same timeout, so deadlines fall due in the order they start: a queue
+ * linked through its entries, with one timer armed for its oldest entry, serves them all, and
+ * starting or stopping one is a few pointer writes rather than a timer of its own.
  *
  * Most creates end within the event-loop turn that read them, so an emptied queue keeps its
  * timer and only unrefs it: an idle store does not hold the process open, and while a create is
  * in flight the timer does, so even a collaborator that waits on nothing gets its `503`.
  *
  * @param timeoutMs The timeout of every deadline, in milliseconds.
- * @returns The store's deadlines.
+ * @returns The function that starts a deadline.
  * @example
  * ```ts
- * const deadlines = createDeadlines(10_000);
- * const deadline = deadlines.start({ expire: () => console.log('too late') });
- * deadlines.stop(deadline);
+ * const start = createDeadlines(10_000);
+ * const deadline = start({ expire: () => console.log('too late') });
+ * deadline.stop();
  * ```
  */
-export function createDeadlines(timeoutMs: number): Deadlines {
-  const dueAt: number[] = [];
-  const subjects: (Expiring | undefined)[] = [];
-  /** The number of the deadline at index 0 of the arrays. */
-  let first = 0;
-  /** The index of the oldest deadline that may still be live. */
-  let head = 0;
-  let live = 0;
+export function createDeadlines(timeoutMs: number): StartDeadline {
+  let oldest: Entry | undefined;
+  let newest: Entry | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+
+  class Entry implements Deadline {
+    older: Entry | undefined;
+    newer: Entry | undefined;
+    readonly dueAt: number;
+    readonly subject: Expiring;
+
+    constructor(subject: Expiring, dueAt: number) {
+      this.subject = subject;
+      this.dueAt = dueAt;
+    }
+
+    stop(): void {
+      // Only the oldest entry has no older one: any other entry without one is not queued.
+      if (this !== oldest && this.older === undefined) return;
+      unlink(this);
+      if (oldest === undefined) timer?.unref();
+    }
+  }
+
+  function unlink(entry: Entry): void {
+    const { older, newer } = entry;
+    if (older === undefined) oldest = newer;
+    else older.newer = newer;
+    if (newer === undefined) newest = older;
+    else newer.older = older;
+    entry.older = entry.newer = undefined;
+  }
 
   function fire(): void {
     const now = performance.now();
-    while (head < subjects.length) {
-      const subject = subjects[head];
-      if (subject === undefined) {
-        head++;
-        continue;
-      }
-      const due = dueAt[head] as number;
-      if (due > now) {
+    for (let due = oldest; due !== undefined; due = oldest) {
+      if (due.dueAt > now) {
         // Timers may fire a little early by this clock, hence the ceiling. An `expire` that
         // started a deadline found the spent timer still set and armed none: this one serves it.
-        timer = setTimeout(fire, Math.ceil(due - now));
-        return compact();
+        timer = setTimeout(fire, Math.ceil(due.dueAt - now));
+        return;
       }
-      subjects[head++] = undefined;
-      live--;
-      subject.expire();
+      unlink(due);
+      due.subject.expire();
     }
     timer = undefined;
-    compact();
   }
 
-  /** Drops the spent front of the queue once it is most of it. */
-  function compact(): void {
-    if (head > 1024 && head * 2 > subjects.length) {
-      dueAt.splice(0, head);
-      subjects.splice(0, head);
-      first += head;
-      head = 0;
-    }
-  }
-
-  return {
-    start(subject) {
-      dueAt.push(performance.now() + timeoutMs);
-      const index = subjects.push(subject) - 1;
-      if (live++ === 0) {
-        if (timer === undefined) timer = setTimeout(fire, timeoutMs);
-        else timer.ref();
-      }
-      return first + index;
-    },
-    stop(deadline) {
-      const index = deadline - first;
-      if (index < head || subjects[index] === undefined) return;
-      subjects[index] = undefined;
-      if (--live === 0) {
-        // Nothing in flight: the spent queue is dropped and the timer no longer holds the process.
-        first += subjects.length;
-        head = 0;
-        dueAt.length = subjects.length = 0;
-        timer?.unref();
-      }
-    },
+  return function start(subject) {
+    const entry = new Entry(subject, performance.now() + timeoutMs);
+    entry.older = newest;
+    if (newest === undefined) oldest = entry;
+    else newest.newer = entry;
+    newest = entry;
+    if (timer === undefined) timer = setTimeout(fire, timeoutMs);
+    else if (oldest === entry) timer.ref();
+    return entry;
   };
 }

@@ -83,7 +83,7 @@ export function createPlantStore<Principal = unknown>(
     repository,
     maxBodyBytes,
     timeoutMs,
-    deadlines: createDeadlines(timeoutMs),
+    startDeadline: createDeadlines(timeoutMs),
     report(error, context) {
       try {
         // An async onError type-checks too: its rejection must not become an unhandled one.
