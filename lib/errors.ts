@@ -21,6 +21,11 @@
  *
  * One code is for a repository to throw: `ERR_STORE_FULL` (a `PlantApiError` with it) has the
  * client told `507 the store is full`; any other error it throws is a `500`.
+ *
+ * Two codes say which collaborator had not answered when a create's deadline passed; the client
+ * gets `503` (`ERR_TIMEOUT`) and `onError` gets a `PlantApiError` with one of them:
+ * - `ERR_VERIFIER_TIMEOUT`: the `TokenVerifier`.
+ * - `ERR_REPOSITORY_TIMEOUT`: the `PlantRepository`.
  */
 export type PlantApiErrorCode =
   | 'ERR_BAD_REQUEST'
@@ -43,7 +48,9 @@ export type PlantApiErrorCode =
   | 'ERR_BODY_ALREADY_READ'
   | 'ERR_MALFORMED_VERDICT'
   | 'ERR_MALFORMED_OUTCOME'
-  | 'ERR_TIMEOUT';
+  | 'ERR_TIMEOUT'
+  | 'ERR_VERIFIER_TIMEOUT'
+  | 'ERR_REPOSITORY_TIMEOUT';
 
 interface ErrorDefinition {
   readonly status: number;
@@ -97,6 +104,9 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   ERR_MALFORMED_VERDICT: { status: 500, message: 'internal error' },
   ERR_MALFORMED_OUTCOME: { status: 500, message: 'internal error' },
   ERR_TIMEOUT: { status: 503, message: 'the request timed out; retrying it is safe' },
+  // What onError hears when the deadline passes; the client gets ERR_TIMEOUT's reply.
+  ERR_VERIFIER_TIMEOUT: { status: 503, message: 'the verifier did not answer in time' },
+  ERR_REPOSITORY_TIMEOUT: { status: 503, message: 'the repository did not answer in time' },
 };
 
 /**
@@ -148,7 +158,7 @@ export function errorResponse(code: PlantApiErrorCode, message?: string): Respon
   return replyResponse(errorReply(code, message));
 }
 
-/** A reply as a web-standard `Response`. */
+/** A reply (an error's, or any of the same shape) as a web-standard `Response`. */
 export function replyResponse(reply: ErrorReply): Response {
   // A 204 (a CORS preflight's answer) must have no body at all, not even an empty one.
   const body = reply.status === 204 ? null : reply.body;

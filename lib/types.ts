@@ -135,9 +135,11 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    */
   readonly timeoutMs?: number | undefined;
   /**
-   * The callback that hears about every unexpected error (a repository or verifier that threw):
-   * the client only ever sees `500 internal error`. It must not throw. The context names the
-   * request, for a log line that matches the access log's.
+   * The callback that hears about every unexpected error (a repository or verifier that threw,
+   * or answered the wrong shape: the client sees `500 internal error`) and every create that
+   * ended at its deadline (`ERR_VERIFIER_TIMEOUT` or `ERR_REPOSITORY_TIMEOUT`: the client sees
+   * `503`). A throw or a rejection of its own is swallowed. The context names the request, for
+   * a log line that matches the access log's.
    * @default console.error
    */
   readonly onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
@@ -190,8 +192,10 @@ export interface Cors {
 /** What `onError` learns beside the error: the request it happened in. */
 export interface ErrorContext {
   /**
-   * The request's `X-Request-Id`, when it has one: the client's, or the one a server such as
-   * `serve({ requestIds: true })` gave it.
+   * The request's `X-Request-Id`: the client's when it is 1-200 visible ASCII characters, or
+   * the one a server such as `serve({ requestIds: true })` gave it. Any other id a client sends
+   * is not handed on (`serve` makes one in its place; called directly, the store leaves this
+   * undefined), so a log line never carries control characters or kilobytes from a client.
    */
   readonly requestId?: string | undefined;
 }

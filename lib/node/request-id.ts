@@ -8,10 +8,9 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isUsableRequestId } from '../operation/request-id.ts';
 
 const REQUEST_ID: unique symbol = Symbol('plant-store.request-id');
-/** 1-200 visible ASCII characters: what a log line and a header can carry as they are. */
-const USABLE_ID = /^[\x21-\x7e]{1,200}$/;
 
 interface IdentifiedRequest {
   [REQUEST_ID]?: string;
@@ -42,7 +41,7 @@ function sentRequestId(req: IncomingMessage): string | undefined {
  */
 export function assignRequestId(req: IncomingMessage): string {
   const sent = sentRequestId(req);
-  const id = sent !== undefined && USABLE_ID.test(sent) ? sent : newRequestId();
+  const id = sent !== undefined && isUsableRequestId(sent) ? sent : newRequestId();
   (req as IdentifiedRequest)[REQUEST_ID] = id;
   return id;
 }

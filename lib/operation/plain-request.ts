@@ -68,5 +68,15 @@ export interface BodySink {
   fail(error: unknown): void;
 }
 
+/** A create's success as plain values: `200` with the stored Plant as JSON. */
+export interface PlantReply {
+  /** Always `200`. */
+  readonly status: 200;
+  /** The response headers: `content-type: application/json`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The Plant as JSON text: `name`, and `tag` when it was given. */
+  readonly body: string;
+}
+
 /** A response as plain values: what the operation answers and the fronts send. */
-export type Reply = ErrorReply;
+export type Reply = PlantReply | ErrorReply;

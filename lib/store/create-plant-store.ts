@@ -97,11 +97,12 @@ export function createPlantStore<Principal = unknown>(
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   const location = apiLocationOf(basePath, publicUrl, trustProxy);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
-  const operation = createPlantOperation({
+  let createPlant = createPlantOperation({
     verifier,
     repository,
     maxBodyBytes,
-    deadlines: createDeadlines(timeoutMs),
+    timeoutMs,
+    startDeadline: createDeadlines(timeoutMs),
     report(error, context) {
       try {
         // An async onError type-checks too: its rejection must not become an unhandled one.
@@ -113,7 +114,7 @@ export function createPlantStore<Principal = unknown>(
     },
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
-  const createPlant = policy === undefined ? operation : policy.wrap(operation);
+  if (policy !== undefined) createPlant = policy.wrap(createPlant);
   const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {
