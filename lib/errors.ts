@@ -11,8 +11,9 @@
  * breaking change.
  *
  * Switch on `code` rather than on the message, which is text for a person. Three codes name a
- * mistake in the host's code rather than in the request; the client gets `500 internal error`
- * and `onError` gets a `PlantApiError` that says what to fix:
+ * mistake in the host's code rather than in the request; the client gets a `500` and `onError`
+ * gets a `PlantApiError` that says what to fix (for a body read first, the `500` names the fix
+ * too, since a setup mistake holds no secret):
  * - `ERR_BODY_ALREADY_READ`: something read the request body before the store (a body parser or
  *   validator mounted in front of it).
  * - `ERR_MALFORMED_VERDICT`: a `TokenVerifier` answered something other than a `TokenVerdict`.
@@ -99,8 +100,13 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   ERR_INTERNAL: { status: 500, message: 'internal error' },
   ERR_NOT_IMPLEMENTED: { status: 501, message: 'not implemented' },
   ERR_STORE_FULL: { status: 507, message: 'the store is full' },
-  // The host's mistakes: the client sees a plain 500, the PlantApiError tells onError the fix.
-  ERR_BODY_ALREADY_READ: { status: 500, message: 'internal error' },
+  // The host's mistakes: the PlantApiError tells onError the fix. A body parser in front is a
+  // setup mistake that holds no secret, so its 500 names the fix for whoever reads the response.
+  ERR_BODY_ALREADY_READ: {
+    status: 500,
+    message:
+      'internal error: the request body was read before plant-store; mount plant-store before any body parser',
+  },
   ERR_MALFORMED_VERDICT: { status: 500, message: 'internal error' },
   ERR_MALFORMED_OUTCOME: { status: 500, message: 'internal error' },
   ERR_TIMEOUT: { status: 503, message: 'the request timed out; retrying it is safe' },

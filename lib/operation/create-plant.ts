@@ -241,7 +241,8 @@ class CreatePlantCall implements BodySink, Expiring {
       return this.#finish(errorReply('ERR_STORE_FULL'));
     }
     this.#report(error);
-    this.#finish(errorReply('ERR_INTERNAL'));
+    const alreadyRead = error instanceof PlantApiError && error.code === 'ERR_BODY_ALREADY_READ';
+    this.#finish(errorReply(alreadyRead ? 'ERR_BODY_ALREADY_READ' : 'ERR_INTERNAL'));
   }
 
   /**

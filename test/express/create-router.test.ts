@@ -93,7 +93,11 @@ describe('createRouter', () => {
     const url = await listen(t, app);
     const response = await withDeadline(fetch(`${url}/api/plants`, create), 'a create');
     assert.equal(response.status, 500);
-    assert.deepEqual(await response.json(), { error: 500, message: 'internal error' });
+    assert.deepEqual(await response.json(), {
+      error: 500,
+      message:
+        'internal error: the request body was read before plant-store; mount plant-store before any body parser',
+    });
     assert.equal(errors.length, 1);
     const error = errors[0] as PlantApiError;
     assert.ok(error instanceof PlantApiError);
