@@ -5,6 +5,7 @@
  * @module
  */
 
+import { callHook } from '../options/call-hook.ts';
 import { errorResponse } from '../errors.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { contentSecurityPolicy, docsPage, INIT_SCRIPT } from './docs-page.ts';
@@ -108,7 +109,7 @@ export function docsHandler(
       const file = (await rendererFiles()).get(name) as RendererFile;
       return await fileResponse(request, file, head);
     } catch (error) {
-      report(onError, error);
+      callHook(onError, error);
       return errorResponse('ERR_INTERNAL');
     }
   };
@@ -153,14 +154,6 @@ function acceptsGzip(header: string | null): boolean {
     if (q === undefined || Number(q.slice(2)) > 0) return true;
   }
   return false;
-}
-
-function report(onError: (error: unknown) => void, error: unknown): void {
-  try {
-    onError(error);
-  } catch {
-    // Nowhere left to report to; the client still gets its 500.
-  }
 }
 
 function checkOptions(path: unknown, documentUrl: unknown, title: unknown, onError: unknown): void {

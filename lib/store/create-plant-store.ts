@@ -6,6 +6,7 @@
  */
 
 import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../errors.ts';
+import { callHook } from '../options/call-hook.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { createPlantOperation } from '../operation/create-plant.ts';
@@ -104,13 +105,8 @@ export function createPlantStore<Principal = unknown>(
     timeoutMs,
     startDeadline: createDeadlines(timeoutMs),
     report(error, context) {
-      try {
-        // An async onError type-checks too: its rejection must not become an unhandled one.
-        const pending: unknown = onError(error, context);
-        if (pending instanceof Promise) pending.catch(() => {});
-      } catch {
-        // A broken onError must not turn a 500 into a crash; there is nowhere left to report to.
-      }
+      // A broken onError must not turn a 500 into a crash: its own failure goes to stderr.
+      callHook((fault: unknown) => onError(fault, context), error);
     },
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
