@@ -1,0 +1,448 @@
+/**
+ * Step 8 of the behaviour table, the store: new, replay and conflict, the repository's and the
+ * verifier's failures reported to `onError`, the deadline, and concurrent creates.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import type { PlantRepository, PlantStore } from '../../lib/index.ts';
+import { never, plantRequest, TOKEN } from '../support/web-fakes.ts';
+import { defineCases, json, USES_SIGNAL } from './context.ts';
+
+export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
+  it('answers 200 with exactly name and tag, and hands the repository a bigint id', async (t) => {
+    const { store, repository } = t.testStore();
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 42, name: 'Monstera', tag: 'aroid' })),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    assert.deepEqual(response.body, { name: 'Monstera', tag: 'aroid' });
+    const [plant, context] = repository.create.calls[0] ?? [];
+    assert.deepEqual(plant, { id: 42n, name: 'Monstera', tag: 'aroid' });
+    assert.ok(context?.signal instanceof AbortSignal);
+  });
+
+  it('omits tag from the response when none was given', async (t) => {
+    const { store } = t.testStore();
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.deepEqual(response.body, { name: 'a' });
+  });
+
+  it('answers 200 again and changes nothing when the same plant is sent again', async (t) => {
+    const memory = t.lib.createMemoryRepository();
+    const { store } = t.testStore({ repository: memory });
+    const body = json({ id: 7, name: 'Fern', tag: 'fern' });
+    const first = await t.send(store.handleCreatePlant, plantRequest(body));
+    const again = await t.send(store.handleCreatePlant, plantRequest(body));
+    assert.equal(first.status, 200);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, { name: 'Fern', tag: 'fern' });
+    const outcome = await memory.create(
+      { id: 7n, name: 'probe' },
+      { signal: AbortSignal.timeout(1000) },
+    );
+    assert.deepEqual(outcome, { created: false, existing: { name: 'Fern', tag: 'fern' } });
+  });
+
+  it('treats a stored null tag as no tag when replaying', async (t) => {
+    const repository: PlantRepository = {
+      create: async () => ({ created: false, existing: { name: 'a', tag: null as never } }),
+    };
+    const { store } = t.testStore({ repository });
+    const replay = await t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'a' })));
+    assert.equal(replay.status, 200);
+    const other = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a', tag: '' })),
+    );
+    assert.equal(other.status, 409);
+  });
+
+  for (const [what, second] of [
+    ['name', { id: 7, name: 'Other', tag: 'fern' }],
+    ['tag', { id: 7, name: 'Fern', tag: 'other' }],
+    ['absent tag', { id: 7, name: 'Fern' }],
+    ['empty tag', { id: 7, name: 'Fern', tag: '' }],
+  ] as const) {
+    it(`answers 409 and keeps the stored plant when the ${what} differs`, async (t) => {
+      const memory = t.lib.createMemoryRepository();
+      const { store } = t.testStore({ repository: memory });
+      await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 7, name: 'Fern', tag: 'fern' })),
+      );
+      const response = await t.send(store.handleCreatePlant, plantRequest(json(second)));
+      assert.equal(response.status, 409);
+      assert.deepEqual(response.body, {
+        error: 409,
+        message: 'a different plant is already stored under this id',
+      });
+      const replay = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 7, name: 'Fern', tag: 'fern' })),
+      );
+      assert.equal(replay.status, 200, 'the first plant is still stored');
+    });
+  }
+
+  it('answers 500 "internal error" and reports the detail when the repository throws', async (t) => {
+    const secret = new Error('relation "plants" does not exist at pg-pool 10.0.0.7');
+    for (const create of [
+      () => Promise.reject(secret),
+      () => {
+        throw secret;
+      },
+    ]) {
+      const { store, onError } = t.testStore({ repository: { create } });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' })),
+      );
+      assert.equal(response.status, 500);
+      assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+      assert.equal(onError.calls.length, 1);
+      assert.equal(onError.calls[0]?.[0], secret);
+    }
+  });
+
+  it('answers 500 and reports ERR_MALFORMED_OUTCOME when an outcome is not of the documented shape (#20)', async (t) => {
+    for (const outcome of [
+      undefined,
+      true,
+      { created: 'yes' },
+      { created: false },
+      { created: false, existing: null },
+      { created: false, existing: { name: 7 } },
+      { created: false, existing: { name: 'a', tag: 7 } },
+    ]) {
+      for (const create of [() => outcome as never, async () => outcome as never]) {
+        const { store, onError } = t.testStore({ repository: { create } });
+        const response = await t.send(
+          store.handleCreatePlant,
+          plantRequest(json({ id: 1, name: 'a' })),
+        );
+        assert.equal(response.status, 500, json(outcome));
+        assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+        assert.equal(onError.calls.length, 1);
+        const error = onError.calls[0]?.[0] as { code?: string; message?: string };
+        assert.equal(error.code, 'ERR_MALFORMED_OUTCOME', json(outcome));
+        assert.match(String(error.message), /PlantRepository\.create/);
+        assert.match(String(error.message), /\{ created: true \} or \{ created: false, existing/);
+      }
+    }
+  });
+
+  it('does not let an async onError that rejects become an unhandled rejection', async (t) => {
+    let heard = 0;
+    const store = t.lib.createPlantStore({
+      verifier: t.lib.createStaticTokenVerifier([TOKEN]),
+      repository: { create: () => Promise.reject(new Error('down')) },
+      // Type-checks: an async function is a function returning void to TypeScript.
+      onError: async () => {
+        heard += 1;
+        throw new Error('logger broken');
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 500);
+    assert.equal(heard, 1);
+    // An unhandled rejection would surface on the next turns; give it the chance to.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+
+  it('answers 507 to a new id once the memory store holds maxPlants, and replays and conflicts as before (#21)', async (t) => {
+    const { store, onError } = t.testStore({
+      repository: t.lib.createMemoryRepository({ maxPlants: 2 }),
+    });
+    const send = (body: unknown) => t.send(store.handleCreatePlant, plantRequest(json(body)));
+    assert.equal((await send({ id: 1, name: 'a' })).status, 200);
+    assert.equal((await send({ id: 2, name: 'b' })).status, 200);
+    const full = await send({ id: 3, name: 'c' });
+    assert.equal(full.status, 507);
+    assert.deepEqual(full.body, { error: 507, message: 'the store is full' });
+    assert.equal((await send({ id: 1, name: 'a' })).status, 200, 'a replay');
+    assert.equal((await send({ id: 2, name: 'x' })).status, 409, 'a conflict');
+    assert.equal(onError.calls.length, 0, 'a full store is no fault');
+  });
+
+  it('refuses a maxPlants that is not a positive integer, and an unknown option (#21)', (t) => {
+    for (const options of [
+      { maxPlants: 0 },
+      { maxPlants: 1.5 },
+      { maxPlants: -1 },
+      { maxPlant: 5 },
+    ]) {
+      assert.throws(
+        () => t.lib.createMemoryRepository(options as never),
+        { name: 'TypeError', message: /^createMemoryRepository: / },
+        json(options),
+      );
+    }
+  });
+
+  it("tells onError the request's X-Request-Id (#21)", async (t) => {
+    const { store, onError } = t.testStore({
+      repository: {
+        create() {
+          throw new Error('disk on fire');
+        },
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': 'req-42' }),
+    );
+    assert.equal(response.status, 500);
+    assert.deepEqual(onError.calls[0]?.[1], { requestId: 'req-42' });
+  });
+
+  it('still answers 500 when onError itself throws', async (t) => {
+    const store = t.lib.createPlantStore({
+      verifier: t.lib.createStaticTokenVerifier([TOKEN]),
+      repository: { create: () => Promise.reject(new Error('down')) },
+      onError: () => {
+        throw new Error('logger broken');
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 500);
+  });
+
+  it('answers 503 at the deadline, aborts the repository signal, and keeps serving others', async (t) => {
+    let seen: AbortSignal | undefined;
+    const memory = t.lib.createMemoryRepository();
+    const repository: PlantRepository = {
+      create(plant, context) {
+        if (plant.id === 1n) {
+          seen = context.signal;
+          return never();
+        }
+        return memory.create(plant, context);
+      },
+    };
+    const { store, onError } = t.testStore({ repository, timeoutMs: 100 });
+    const started = Date.now();
+    const hung = t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'hung' })));
+    const other = await t.send(store.handleCreatePlant, plantRequest(json({ id: 2, name: 'ok' })));
+    assert.equal(other.status, 200, 'another request is served while one hangs');
+    const response = await hung;
+    assert.equal(response.status, 503);
+    assert.deepEqual(response.body, {
+      error: 503,
+      message: 'the request timed out; retrying it is safe',
+    });
+    assert.ok(Date.now() - started >= 90, 'not before the deadline');
+    assert.equal(seen?.aborted, true);
+    assert.ok(seen?.reason instanceof t.lib.PlantApiError);
+    assert.equal(seen?.reason.code, 'ERR_TIMEOUT');
+    assert.equal(onError.calls.length, 0, 'a deadline is not an internal error');
+  });
+
+  it('gives each create its own deadline, counted from its own start', async (t) => {
+    const repository: PlantRepository = {
+      create: (plant) => (plant.name === 'hang' ? never() : { created: true }),
+    };
+    const { store } = t.testStore({ repository, timeoutMs: 150 });
+    const answered = (id: number, name: string) => {
+      const started = Date.now();
+      return t
+        .send(store.handleCreatePlant, plantRequest(json({ id, name })))
+        .then((response) => ({ status: response.status, after: Date.now() - started }));
+    };
+    const first = answered(1, 'hang');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // One create starts and finishes between the two hung ones: the deadlines on either side
+    // of it must still fire.
+    const quick = await answered(2, 'quick');
+    const second = answered(3, 'hang');
+    const [one, two] = await Promise.all([first, second]);
+    assert.deepEqual(quick.status, 200);
+    assert.equal(one.status, 503);
+    assert.equal(two.status, 503);
+    for (const { after } of [one, two]) {
+      assert.ok(after >= 140, `answered ${after} ms after its start: before its deadline`);
+      assert.ok(after < 1000, `answered ${after} ms after its start: long past its deadline`);
+    }
+  });
+
+  it('keeps the deadline of a create started while another one expires', async (t) => {
+    let retried: Promise<number> | undefined;
+    let store: PlantStore | undefined;
+    const repository: PlantRepository = {
+      create(plant, context) {
+        // The first create's repository retries at once when its signal fires: the retry
+        // starts inside the deadline's own expiry, and must still get its own full deadline.
+        if (plant.name === 'first') {
+          context.signal.addEventListener('abort', () => {
+            const again = plantRequest(json({ id: 2, name: 'retry' }));
+            retried = t.send((store as PlantStore).handleCreatePlant, again).then((r) => r.status);
+          });
+        }
+        return never();
+      },
+    };
+    ({ store } = t.testStore({ repository, timeoutMs: 60 }));
+    const first = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'first' })),
+    );
+    const expiredAt = Date.now();
+    assert.equal(first.status, 503);
+    assert.equal(await retried, 503);
+    assert.ok(Date.now() - expiredAt >= 50, 'the retry was answered before its own deadline');
+  });
+
+  it('decides replay and conflict alike whether the repository answers at once or with a promise', async (t) => {
+    const answersAtOnce = t.lib.createMemoryRepository();
+    const backing = t.lib.createMemoryRepository();
+    const answersLater: PlantRepository = {
+      create: (plant, context) =>
+        new Promise((resolve) => setTimeout(() => resolve(backing.create(plant, context)), 5)),
+    };
+    for (const repository of [answersAtOnce, answersLater]) {
+      const { store } = t.testStore({ repository });
+      const statuses = [];
+      for (const plant of [
+        { id: 1, name: 'Fern' },
+        { id: 1, name: 'Fern' },
+        { id: 1, name: 'Moss' },
+      ]) {
+        statuses.push((await t.send(store.handleCreatePlant, plantRequest(json(plant)))).status);
+      }
+      assert.deepEqual(statuses, [200, 200, 409]);
+    }
+  });
+
+  it('answers 503 when the verifier hangs past the deadline', async (t) => {
+    const { store, repository } = t.testStore({ verifier: { verify: never }, timeoutMs: 50 });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(repository.create.calls.length, 0);
+  });
+
+  it(
+    'aborts the repository signal when the client goes away, without reporting an error',
+    async (t) => {
+      const client = new AbortController();
+      let seen: AbortSignal | undefined;
+      const repository: PlantRepository = {
+        create(_plant, context) {
+          seen = context.signal;
+          client.abort();
+          return new Promise((_resolve, reject) =>
+            context.signal.addEventListener('abort', () => reject(context.signal.reason)),
+          );
+        },
+      };
+      const { store, onError } = t.testStore({ repository });
+      const response = await t.deliver(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), {}, { signal: client.signal }),
+      );
+      assert.equal(seen?.aborted, true);
+      assert.equal(response.status, 503);
+      assert.equal(onError.calls.length, 0);
+    },
+    USES_SIGNAL,
+  );
+
+  it(
+    'answers 503, with the signal aborted, when a repository asks after a client already gone',
+    async (t) => {
+      // The client is looked at when a collaborator asks for the signal (or after a wait): a
+      // request's signal costs Bun and Deno more than a create, so a synchronous create of a
+      // client already gone may still land, harmlessly (its retry is a replay).
+      let seen: AbortSignal | undefined;
+      const { store, onError } = t.testStore({
+        repository: {
+          create(_plant, context) {
+            seen = context.signal;
+            return { created: true };
+          },
+        },
+      });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), {}, { signal: AbortSignal.abort() }),
+      );
+      assert.equal(response.status, 503);
+      assert.equal(seen?.aborted, true);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // let any late work surface
+      assert.equal(onError.calls.length, 0);
+    },
+    USES_SIGNAL,
+  );
+
+  it('does not call the repository after the deadline passed during a slow verify', async (t) => {
+    const { store, repository } = t.testStore({
+      timeoutMs: 30,
+      verifier: {
+        verify: () => new Promise((resolve) => setTimeout(() => resolve({ valid: true }), 80)),
+      },
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 503);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(repository.create.calls.length, 0);
+  });
+
+  it('stores exactly one content when many creates of one id race', async (t) => {
+    const memory = t.lib.createMemoryRepository();
+    const { store } = t.testStore({ repository: memory });
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        t.send(store.handleCreatePlant, plantRequest(json({ id: 99, name: `plant-${i}` }))),
+      ),
+    );
+    const winners = responses.filter((response) => response.status === 200);
+    assert.equal(winners.length, 1);
+    assert.equal(responses.filter((response) => response.status === 409).length, 99);
+    const outcome = await memory.create(
+      { id: 99n, name: '?' },
+      { signal: new AbortController().signal },
+    );
+    assert.equal(outcome.created, false);
+    assert.deepEqual(
+      outcome.created ? undefined : { name: outcome.existing.name },
+      winners[0]?.body,
+    );
+  });
+
+  it('answers 200 to every one of many identical concurrent creates', async (t) => {
+    const { store } = t.testStore();
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        t.send(store.handleCreatePlant, plantRequest(json({ id: 5, name: 'same' }))),
+      ),
+    );
+    assert.deepEqual(new Set(responses.map((response) => response.status)), new Set([200]));
+  });
+
+  it('does not route on the path: a host may mount it anywhere', async (t) => {
+    const { store } = t.testStore();
+    const request = new Request('http://localhost/api/v2/create-a-plant?x=1', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: json({ id: 1, name: 'a' }),
+    });
+    assert.equal((await t.send(store.handleCreatePlant, request)).status, 200);
+  });
+});
