@@ -127,7 +127,7 @@ export const authenticationCases = defineCases('handleCreatePlant: 2. authentica
     assert.equal(context.principal, principal);
   });
 
-  it('answers 500 and reports ERR_MALFORMED_VERDICT when a verdict is not of the documented shape (#20)', async (t) => {
+  it('answers 500 and reports ERR_MALFORMED_VERDICT when a verdict is not of the documented shape', async (t) => {
     // A verifier that answers `true`, nothing, or `{ valid: 'yes' }` is a bug in the host's code:
     // it is never let through, and onError names the collaborator and the shape it must answer.
     for (const verdict of [undefined, null, true, 'valid', { valid: 'yes' }, {}]) {

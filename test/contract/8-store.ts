@@ -111,7 +111,7 @@ export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
     }
   });
 
-  it('answers 500 and reports ERR_MALFORMED_OUTCOME when an outcome is not of the documented shape (#20)', async (t) => {
+  it('answers 500 and reports ERR_MALFORMED_OUTCOME when an outcome is not of the documented shape', async (t) => {
     for (const outcome of [
       undefined,
       true,
@@ -159,7 +159,7 @@ export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
     await new Promise((resolve) => setTimeout(resolve, 20));
   });
 
-  it('answers 507 to a new id once the memory store holds maxPlants, and replays and conflicts as before (#21)', async (t) => {
+  it('answers 507 to a new id once the memory store holds maxPlants, and replays and conflicts as before', async (t) => {
     const { store, onError } = t.testStore({
       repository: t.lib.createMemoryRepository({ maxPlants: 2 }),
     });
@@ -174,7 +174,7 @@ export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
     assert.equal(onError.calls.length, 0, 'a full store is no fault');
   });
 
-  it('refuses a maxPlants that is not a positive integer, and an unknown option (#21)', (t) => {
+  it('refuses a maxPlants that is not a positive integer, and an unknown option', (t) => {
     for (const options of [
       { maxPlants: 0 },
       { maxPlants: 1.5 },
@@ -189,7 +189,7 @@ export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
     }
   });
 
-  it("tells onError the request's X-Request-Id (#21)", async (t) => {
+  it("tells onError the request's X-Request-Id", async (t) => {
     const { store, onError } = t.testStore({
       repository: {
         create() {

@@ -37,7 +37,7 @@ export const optionCases = defineCases('createPlantStore', (it) => {
     }
   });
 
-  it('throws a TypeError naming an option it does not know, rather than ignoring it (#20)', (t) => {
+  it('throws a TypeError naming an option it does not know, rather than ignoring it', (t) => {
     const verifier = t.lib.createStaticTokenVerifier(['t']);
     // Built elsewhere, a misspelled option type-checks: TypeScript only refuses extra keys in a
     // literal written at the call.

@@ -47,7 +47,7 @@ export const routeCases = defineCases('fetch', (it) => {
   });
 
   it(
-    "names the origin it was fetched from as the served document's one server (#23)",
+    "names the origin it was fetched from as the served document's one server",
     async (t) => {
       const { store } = t.testStore();
       for (const origin of ['http://plants.example:8080', 'https://[::1]', 'http://localhost']) {
