@@ -46,7 +46,7 @@ export const bodyPresentCases = defineCases('handleCreatePlant: 3. body present'
     WATCHES_STREAM,
   );
 
-  it('checks presence before the media type', async (t) => {
+  it('answers 400, not 415, when there is no body and the media type is wrong', async (t) => {
     const { store } = t.testStore();
     const response = await t.send(
       store.handleCreatePlant,

@@ -72,7 +72,7 @@ export const mediaTypeCases = defineCases('handleCreatePlant: 4. media type', (i
     assert.equal(response.status, 415);
   });
 
-  it('checks the media type before the size', async (t) => {
+  it('answers 415, not 413, when a body over the limit has the wrong media type', async (t) => {
     const { store } = t.testStore({ maxBodyBytes: 10 });
     const response = await t.send(
       store.handleCreatePlant,

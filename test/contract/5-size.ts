@@ -135,7 +135,7 @@ export const sizeCases = defineCases('handleCreatePlant: 5. size', (it) => {
     FAILS_STREAM,
   );
 
-  it('counts bytes, not characters', async (t) => {
+  it('answers 413 when the characters fit the limit but their UTF-8 bytes do not', async (t) => {
     const { store } = t.testStore({ maxBodyBytes: 40 });
     // 30 characters, but the name is 10 × 3 bytes: 50 bytes.
     const response = await t.send(

@@ -49,7 +49,7 @@ export const optionCases = defineCases('createPlantStore', (it) => {
     });
   });
 
-  it('stores in memory by default', async (t) => {
+  it('stores in memory when no repository is given', async (t) => {
     const store = t.lib.createPlantStore({ verifier: t.lib.createStaticTokenVerifier([TOKEN]) });
     const first = await t.send(store.handleCreatePlant, plantRequest(json({ id: 1, name: 'a' })));
     const conflict = await t.send(
