@@ -16,6 +16,7 @@ import { mediaTypeCases } from './4-media-type.ts';
 import { sizeCases } from './5-size.ts';
 import { decodingCases } from './6-decoding.ts';
 import { shapeCases } from './7-shape.ts';
+import { deadlineCases } from './8-deadline.ts';
 import { storeCases } from './8-store.ts';
 import { readFirstCases } from './body-read-first.ts';
 import type { ConformanceCase } from './context.ts';
@@ -35,6 +36,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...decodingCases,
   ...shapeCases,
   ...storeCases,
+  ...deadlineCases,
   ...routeCases,
   ...corsCases,
 ];
