@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { defineCases } from './context.ts';
 
+/** The cases of step 1, the method. */
 export const methodCases = defineCases('handleCreatePlant: 1. method', (it) => {
   for (const method of ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
     it(`answers 405 with Allow: POST to ${method}, before authentication`, async (t) => {

@@ -10,6 +10,7 @@ import type { PlantRepositoryContext } from '../../lib/index.ts';
 import { countingStream, plantRequest, spy, TOKEN } from '../support/web-fakes.ts';
 import { defineCases, encoder, json, WATCHES_STREAM } from './context.ts';
 
+/** The cases of step 2, authentication. */
 export const authenticationCases = defineCases('handleCreatePlant: 2. authentication', (it) => {
   const realm = 'Bearer realm="plant-store"';
   const malformed = {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { countingStream, plantRequest } from '../support/web-fakes.ts';
 import { defineCases, encoder, SETS_LENGTH, WATCHES_STREAM } from './context.ts';
 
+/** The cases of step 3, body present. */
 export const bodyPresentCases = defineCases('handleCreatePlant: 3. body present', (it) => {
   it('answers 400 "request body is required" when there is no body', async (t) => {
     const { store, repository } = t.testStore();

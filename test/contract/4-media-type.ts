@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { plantRequest, TOKEN } from '../support/web-fakes.ts';
 import { defineCases, encoder, json } from './context.ts';
 
+/** The cases of step 4, the media type. */
 export const mediaTypeCases = defineCases('handleCreatePlant: 4. media type', (it) => {
   const accepted = [
     'application/json',

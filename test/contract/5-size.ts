@@ -17,6 +17,7 @@ import {
   WATCHES_STREAM,
 } from './context.ts';
 
+/** The cases of step 5, the size. */
 export const sizeCases = defineCases('handleCreatePlant: 5. size', (it) => {
   const tooLarge = { error: 413, message: 'request body is larger than 102400 bytes' };
 

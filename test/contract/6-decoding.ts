@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { plantRequest } from '../support/web-fakes.ts';
 import { defineCases, encoder, json, storedBy } from './context.ts';
 
+/** The cases of step 6, decoding. */
 export const decodingCases = defineCases('handleCreatePlant: 6. decoding', (it) => {
   const invalidUtf8 = {
     'a lone continuation byte': [0x80],

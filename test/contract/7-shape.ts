@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { plantRequest } from '../support/web-fakes.ts';
 import { type CaseContext, defineCases, json, storedBy } from './context.ts';
 
+/** The cases of step 7, the shape. */
 export const shapeCases = defineCases('handleCreatePlant: 7. shape', (it) => {
   async function create(t: CaseContext, body: string, store = t.testStore()) {
     const response = await t.send(store.store.handleCreatePlant, plantRequest(body));

@@ -10,6 +10,7 @@ import type { PlantRepository, PlantStore } from '../../lib/index.ts';
 import { never, plantRequest } from '../support/web-fakes.ts';
 import { defineCases, json, USES_SIGNAL } from './context.ts';
 
+/** The cases of step 8's deadline. */
 export const deadlineCases = defineCases('handleCreatePlant: 8. store, the deadline', (it) => {
   it('answers 503 at the deadline, aborts the repository signal, and keeps serving others', async (t) => {
     let seen: AbortSignal | undefined;

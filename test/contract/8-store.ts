@@ -11,6 +11,7 @@ import type { PlantRepository } from '../../lib/index.ts';
 import { plantRequest, TOKEN } from '../support/web-fakes.ts';
 import { defineCases, json } from './context.ts';
 
+/** The cases of step 8, the store, but for the deadline. */
 export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
   it('answers 200 with exactly name and tag, and hands the repository a bigint id', async (t) => {
     const { store, repository } = t.testStore();

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { plantRequest } from '../support/web-fakes.ts';
 import { defineCases, type Handler, json, within } from './context.ts';
 
+/** The cases of a body the host read before the store. */
 export const readFirstCases = defineCases('handleCreatePlant: a body the host read first', (it) => {
   // A host that ran a body parser or validator before the store (Hono's validator('json'), a
   // middleware that awaited request.json()) hands over a Request whose body is gone. That once

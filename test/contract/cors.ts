@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { type DeclaredAt, plantRequest, spy } from '../support/web-fakes.ts';
 import { defineCases, type Handler, json } from './context.ts';
 
+/** The cases of CORS. */
 export const corsCases = defineCases('CORS', (it) => {
   const APP = 'http://app.test:5173';
   const EXPOSED = 'WWW-Authenticate, X-Request-Id';

@@ -10,6 +10,7 @@ import type { PlantRepository } from '../../lib/index.ts';
 import { plantRequest, TOKEN } from '../support/web-fakes.ts';
 import { defineCases, json } from './context.ts';
 
+/** What `createPlantStore` refuses at construction, and its default repository. */
 export const optionCases = defineCases('createPlantStore', (it) => {
   it('throws a TypeError when no verifier is given', (t) => {
     assert.throws(() => t.lib.createPlantStore({} as never), {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { TOKEN } from '../support/web-fakes.ts';
 import { defineCases, json } from './context.ts';
 
+/** The cases of `fetch`'s routes. */
 export const routeCases = defineCases('fetch', (it) => {
   it('routes POST /plants to the operation, query string or not', async (t) => {
     const { store } = t.testStore();
