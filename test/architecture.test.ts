@@ -22,6 +22,8 @@ const ENTRIES = [
   'cors.ts',
   'docs.ts',
   'testing.ts',
+  'fastify.ts',
+  'express.ts',
 ];
 const TOP_LEVEL = [...ENTRIES, 'errors.ts', 'types.ts'];
 /** Where `node:*` may be imported: the Node adapter and the standalone server. */

@@ -33,6 +33,14 @@ Settings, from the environment:
   PLANT_STORE_CORS_ORIGINS          * or comma-separated origins browsers may call from, each exact
                                     (https://app.example.com) or a subdomain pattern
                                     (https://*.example.com: not example.com itself) (default: off)
+  PLANT_STORE_PUBLIC_URL            the URL clients use, such as https://api.example.com/v1: the
+                                    OpenAPI document names it (default: the origin the document was
+                                    fetched from)
+  PLANT_STORE_BASE_PATH             the path the routes and /docs are under, / or such as /api
+                                    (default: the public URL's path, else /)
+  PLANT_STORE_TRUST_PROXY           true (the nearest proxy), false or a number of proxy hops whose
+                                    Forwarded or X-Forwarded-Proto/-Host name the server (default
+                                    false)
   PLANT_STORE_LOG                   json, text or off, and info, warn or error (default: json, or
                                     text on a terminal; info); on stdout, dropped (said once on
                                     stderr) if its reader goes away

@@ -100,6 +100,9 @@ const store = createPlantStore({
   cors: settings.cors === undefined ? undefined : createCors(settings.cors),
   maxBodyBytes: limits.maxBodyBytes,
   timeoutMs: limits.timeoutMs,
+  publicUrl: settings.location.publicUrl,
+  basePath: settings.location.basePath || '/',
+  trustProxy: settings.location.trustProxy,
 });
 
 try {
@@ -157,6 +160,9 @@ log.info('started', {
   auth: auth.mode,
   cors: settings.cors === undefined ? 'off' : settings.cors.origins,
   admin: admin?.url ?? 'off',
+  publicUrl: settings.location.publicUrl ?? 'off',
+  basePath: settings.location.basePath || '/',
+  trustProxy: settings.location.trustProxy,
   limits: {
     maxBodyBytes: limits.maxBodyBytes ?? 102_400,
     timeoutMs: limits.timeoutMs ?? 10_000,

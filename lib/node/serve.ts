@@ -14,8 +14,8 @@ import { rejectClient, writeRawReply } from './client-error.ts';
 import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
 import { count, defaultOnError, report } from './listener-config.ts';
 import { observeRawReply, observeRequest, observerOf } from './observe.ts';
-import { pathOf } from './plain-path.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
+import { targetPath } from './node-request.ts';
 import { LISTENER_OPTIONS, toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
 
@@ -150,7 +150,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   const plain = plainHandlerOf(options.fetch);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const reply =
-      plain?.refuse(pathOf(req.url)) ??
+      plain?.refuse(targetPath(req.url)) ??
       errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented');
     writeRawReply(
       socket,

@@ -17,7 +17,9 @@ import type {
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
+import { apiLocationOf } from './api-location.ts';
 import { corsPolicyOf } from './cors-policy.ts';
+import { registerLocation, registerMount } from './mount.ts';
 import { attachPlainHandler } from './plain-handler.ts';
 import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
@@ -30,7 +32,17 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The options `createPlantStore` takes: a misspelled one is refused, never silently ignored. */
-const KNOWN_OPTIONS = ['repository', 'verifier', 'maxBodyBytes', 'timeoutMs', 'onError', 'cors'];
+const KNOWN_OPTIONS = [
+  'repository',
+  'verifier',
+  'maxBodyBytes',
+  'timeoutMs',
+  'onError',
+  'cors',
+  'basePath',
+  'publicUrl',
+  'trustProxy',
+];
 
 /**
  * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
@@ -38,14 +50,17 @@ const KNOWN_OPTIONS = ['repository', 'verifier', 'maxBodyBytes', 'timeoutMs', 'o
  *
  * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
  * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document
- * (its server: the origin it was fetched from), anything else to `404`. With the `cors` option,
- * both answer browsers of the allowed origins (a preflight `204`, the CORS headers on every
- * response to them). Every answer follows the behaviour contract: checks in the order
- * method, auth, body presence, media type, size, UTF-8 and JSON, shape, then storage; every
- * error an Error body `{ "error": <status>, "message": <text> }`.
+ * (its server: the origin it was fetched from), anything else to `404`; with `basePath`, both
+ * routes are under it (`/api/plants`). `publicUrl` fixes the document's server, and
+ * `trustProxy` lets the proxies in front (`Forwarded`, `X-Forwarded-Proto`/`-Host`) tell it.
+ * With the `cors` option, both answer browsers of the allowed origins (a preflight `204`, the
+ * CORS headers on every response to them). Every answer follows the behaviour contract:
+ * checks in the order method, auth, body presence, media type, size, UTF-8 and JSON, shape,
+ * then storage; every error an Error body `{ "error": <status>, "message": <text> }`.
  *
  * @param options The repository (default: in memory), the verifier (required), the body limit
- *   (default 100 KiB), the deadline (default 10 s), the `onError` callback and CORS (default off).
+ *   (default 100 KiB), the deadline (default 10 s), the `onError` callback, CORS (default off),
+ *   and where the API lives (`basePath`, `publicUrl`, `trustProxy`).
  * @returns The store's `handleCreatePlant` and `fetch`.
  * @throws {TypeError} When the verifier is missing, an option is out of range, or an option's
  *   name is not one of these (a misspelled option would otherwise be silently ignored).
@@ -74,15 +89,20 @@ export function createPlantStore<Principal = unknown>(
     timeoutMs = DEFAULT_TIMEOUT_MS,
     onError = console.error,
     cors,
+    basePath,
+    publicUrl,
+    trustProxy,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
   checkOptionNames('createPlantStore', options, KNOWN_OPTIONS);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
+  const location = apiLocationOf(basePath, publicUrl, trustProxy);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
-  const operation = createPlantOperation({
+  let createPlant = createPlantOperation({
     verifier,
     repository,
     maxBodyBytes,
-    deadlines: createDeadlines(timeoutMs),
+    timeoutMs,
+    startDeadline: createDeadlines(timeoutMs),
     report(error, context) {
       try {
         // An async onError type-checks too: its rejection must not become an unhandled one.
@@ -94,7 +114,7 @@ export function createPlantStore<Principal = unknown>(
     },
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
-  const createPlant = policy === undefined ? operation : policy.wrap(operation);
+  if (policy !== undefined) createPlant = policy.wrap(createPlant);
   const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {
@@ -105,47 +125,65 @@ export function createPlantStore<Principal = unknown>(
     });
   }
 
-  function route(request: Request, url: URL): Response {
-    if (
-      url.pathname === '/openapi.json' &&
-      (request.method === 'GET' || request.method === 'HEAD')
-    ) {
-      const body = request.method === 'GET' ? openApiJsonFor(url.origin) : null;
-      return new Response(body, { status: 200, headers: JSON_HEADERS });
+  /** The routes under `base` (`''` for the root). */
+  function fetchAt(base: string): (request: Request) => Promise<Response> {
+    const plants = `${base}/plants`;
+
+    function route(request: Request, url: URL): Response {
+      if (
+        url.pathname === `${base}/openapi.json` &&
+        (request.method === 'GET' || request.method === 'HEAD')
+      ) {
+        const body =
+          request.method === 'GET'
+            ? openApiJsonFor(location.serverFor(request, url.origin, base))
+            : null;
+        return new Response(body, { status: 200, headers: JSON_HEADERS });
+      }
+      return replyResponse(refusal(url.pathname, base));
     }
-    return replyResponse(refusal(url.pathname));
+
+    async function fetch(request: Request): Promise<Response> {
+      // The operation's path is told by a slice of the URL; the other routes need its origin.
+      if (pathOf(request.url) === plants) return handleCreatePlant(request);
+      const response = route(request, new URL(request.url));
+      if (policy !== undefined) {
+        const headers = policy.headersFor(request.headers.get('origin'));
+        for (const name in headers) response.headers.set(name, headers[name] as string);
+      }
+      return response;
+    }
+
+    attachPlainHandler(fetch, {
+      path: plants,
+      handle: createPlant,
+      refuse: (path) => refusal(path, base),
+    });
+    registerLocation(fetch, { basePath: base, publicOrigin: location.publicOrigin });
+    return fetch;
   }
 
-  async function fetch(request: Request): Promise<Response> {
-    // The operation's path is told by a slice of the URL; the other routes need its origin.
-    if (pathOf(request.url) === '/plants') return handleCreatePlant(request);
-    const response = route(request, new URL(request.url));
-    if (policy !== undefined) {
-      const headers = policy.headersFor(request.headers.get('origin'));
-      for (const name in headers) response.headers.set(name, headers[name] as string);
-    }
-    return response;
-  }
-
-  // The node:http adapter answers these on plain values, without a Request or a Response.
+  // The node:http adapter answers these routes on its own request, with no Request or Response.
   attachPlainHandler(handleCreatePlant, {
     path: undefined,
     handle: createPlant,
     refuse: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
   });
-  attachPlainHandler(fetch, { path: '/plants', handle: createPlant, refuse: refusal });
 
-  return { handleCreatePlant, fetch };
+  const store = { handleCreatePlant, fetch: fetchAt(location.basePath) };
+  // A framework's mount path (Fastify's prefix, Express's) goes in front of the base path.
+  registerMount(store, (prefix) => fetchAt(prefix + location.basePath));
+  return store;
 }
 
 /**
- * The answer of `fetch`'s routes to a method they do not take on `path` (`undefined` for a
- * target that is no path, as `CONNECT`'s): `405` on `/plants` and `/openapi.json`, with the
- * methods each allows, `404` elsewhere.
+ * The answer of `fetch`'s routes under `base` to a method they do not take on `path`
+ * (`undefined` for a target that is no path, as `CONNECT`'s): `405` on `/plants` and
+ * `/openapi.json`, with the methods each allows, `404` elsewhere.
  */
-function refusal(path: string | undefined): ErrorReply {
-  if (path === '/plants') return errorReply('ERR_METHOD_NOT_ALLOWED');
-  if (path === '/openapi.json') return OPENAPI_METHOD_NOT_ALLOWED;
+function refusal(path: string | undefined, base: string): ErrorReply {
+  if (path === `${base}/plants`) return errorReply('ERR_METHOD_NOT_ALLOWED');
+  if (path === `${base}/openapi.json`) return OPENAPI_METHOD_NOT_ALLOWED;
   return errorReply('ERR_NOT_FOUND');
 }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { serve } from '../../lib/node.ts';
 import {
   type Child,
@@ -10,9 +9,8 @@ import {
   spawnChild,
   withDeadline,
 } from '../support/node-helpers.ts';
+import { NPM_START_MS, READY, ROOT } from '../support/cli-helpers.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const READY = /^plant-store listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
 const PLANT = '{"id": 1, "name": "Monstera"}';
 
 /** The parent's environment without anything that would change the server's settings. */
@@ -218,7 +216,12 @@ describe('plant-store CLI', () => {
   it('lets SIGTERM through npm start so npm exits 0', async () => {
     const child = spawnChild('npm', ['start', '--silent'], { ...baseEnv(), PORT: '0' }, ROOT);
     children.push(child);
-    await child.line(READY, 'the readiness line through npm start');
+    await child.line(
+      READY,
+      'the readiness line through npm start',
+      // npm start builds the package before it serves: on a busy machine that alone takes a while.
+      NPM_START_MS,
+    );
     child.process.kill('SIGTERM');
     assert.equal(await withDeadline(child.exited, 'npm to exit after SIGTERM'), 0);
   });

@@ -25,6 +25,7 @@ describe('parseSettings', () => {
         auth: { kind: 'random-token' },
         storage: { kind: 'memory' },
         cors: undefined,
+        location: { publicUrl: undefined, basePath: '', trustProxy: false },
         limits: {
           maxBodyBytes: undefined,
           timeoutMs: undefined,
@@ -241,6 +242,54 @@ describe('parseSettings', () => {
         'PLANT_STORE_JWT_AUDIENCE must not be empty',
       );
     });
+  });
+
+  it('reads PLANT_STORE_PUBLIC_URL and its path as the base path when it is set', () => {
+    assert.deepEqual(
+      settingsOf({ PLANT_STORE_PUBLIC_URL: 'https://api.example.com/v1/' }).location,
+      {
+        publicUrl: 'https://api.example.com/v1/',
+        basePath: '/v1',
+        trustProxy: false,
+      },
+    );
+    assert.equal(
+      settingsOf({ PLANT_STORE_PUBLIC_URL: 'https://api.example.com' }).location.basePath,
+      '',
+    );
+  });
+
+  it('reports PLANT_STORE_PUBLIC_URL when it is not an absolute http(s) URL without a query', () => {
+    for (const raw of [
+      '',
+      '/v1',
+      'ftp://example.com',
+      'https://example.com/?a=1',
+      'https://u:p@x.example',
+    ]) {
+      assert.match(errorOf({ PLANT_STORE_PUBLIC_URL: raw }), /^PLANT_STORE_PUBLIC_URL must/);
+    }
+  });
+
+  it('reads PLANT_STORE_BASE_PATH over the public URL path, and reports a malformed one', () => {
+    const env = { PLANT_STORE_PUBLIC_URL: 'https://api.example.com/v1' };
+    assert.equal(settingsOf({ ...env, PLANT_STORE_BASE_PATH: '/' }).location.basePath, '');
+    assert.equal(settingsOf({ PLANT_STORE_BASE_PATH: '/api/v2' }).location.basePath, '/api/v2');
+    for (const raw of ['', 'api', '/api/', '/a?b']) {
+      assert.match(errorOf({ PLANT_STORE_BASE_PATH: raw }), /^PLANT_STORE_BASE_PATH must be \//);
+    }
+  });
+
+  it('reads PLANT_STORE_TRUST_PROXY as true, false or a hop count, and reports anything else', () => {
+    assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: 'true' }).location.trustProxy, true);
+    assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: ' FALSE ' }).location.trustProxy, false);
+    assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: '2' }).location.trustProxy, 2);
+    for (const raw of ['', '0', 'yes', '-1', '1.5', '10.0.0.0/8']) {
+      assert.match(
+        errorOf({ PLANT_STORE_TRUST_PROXY: raw }),
+        /^PLANT_STORE_TRUST_PROXY must be true, false or a number of proxy hops/,
+      );
+    }
   });
 
   it('reads PLANT_STORE_CORS_ORIGINS as * or a trimmed list of exact origins', () => {

@@ -1,14 +1,15 @@
 /**
- * Step 8 of the behaviour table, the deadline: past `timeoutMs` the client gets a `503` and the
- * repository's signal fires, each create on its own clock; a client that goes away aborts it too.
+ * Step 8 of the behaviour table, the deadline: past `timeoutMs` the client gets a `503`, the
+ * repository's signal fires and `onError` learns which collaborator the create waited on, each
+ * create on its own clock; a client that goes away aborts it too, and is not reported.
  *
  * @module
  */
 
 import assert from 'node:assert/strict';
 import type { PlantRepository, PlantStore } from '../../lib/index.ts';
-import { never, plantRequest } from '../support/web-fakes.ts';
-import { defineCases, json, USES_SIGNAL } from './context.ts';
+import { never, plantRequest, TOKEN } from '../support/web-fakes.ts';
+import { defineCases, HOLDS_STREAM, json, USES_SIGNAL } from './context.ts';
 
 /** The cases of step 8's deadline. */
 export const deadlineCases = defineCases('handleCreatePlant: 8. store, the deadline', (it) => {
@@ -39,7 +40,7 @@ export const deadlineCases = defineCases('handleCreatePlant: 8. store, the deadl
     assert.equal(seen?.aborted, true);
     assert.ok(seen?.reason instanceof t.lib.PlantApiError);
     assert.equal(seen?.reason.code, 'ERR_TIMEOUT');
-    assert.equal(onError.calls.length, 0, 'a deadline is not an internal error');
+    assert.equal(onError.calls.length, 1, 'the deadline is reported once');
   });
 
   it('gives each create its own deadline, counted from its own start', async (t) => {
@@ -174,4 +175,93 @@ export const deadlineCases = defineCases('handleCreatePlant: 8. store, the deadl
     await new Promise((resolve) => setTimeout(resolve, 120));
     assert.equal(repository.create.calls.length, 0);
   });
+
+  it('reports to onError the repository a create waited on when its deadline passed', async (t) => {
+    const { store, onError } = t.testStore({ repository: { create: never }, timeoutMs: 50 });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': 'req-7' }),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(onError.calls.length, 1);
+    const [error, context] = onError.calls[0] ?? [];
+    assert.ok(error instanceof t.lib.PlantApiError);
+    assert.equal(error.code, 'ERR_REPOSITORY_TIMEOUT');
+    assert.match(error.message, /PlantRepository.*50 ms/);
+    assert.ok(typeof (context as { requestId?: unknown })?.requestId === 'string');
+  });
+
+  it('reports to onError the verifier a create waited on when its deadline passed', async (t) => {
+    const { store, repository, onError } = t.testStore({
+      verifier: { verify: never },
+      timeoutMs: 50,
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(repository.create.calls.length, 0);
+    assert.equal(onError.calls.length, 1);
+    const error = onError.calls[0]?.[0];
+    assert.ok(error instanceof t.lib.PlantApiError);
+    assert.equal(error.code, 'ERR_VERIFIER_TIMEOUT');
+    assert.match(error.message, /TokenVerifier/);
+  });
+
+  it('still answers 503 at the deadline when onError throws or rejects', async (t) => {
+    for (const onError of [
+      () => {
+        throw new Error('logger broken');
+      },
+      () => Promise.reject(new Error('logger broken')),
+    ]) {
+      const store = t.lib.createPlantStore({
+        verifier: t.lib.createStaticTokenVerifier([TOKEN]),
+        repository: { create: never },
+        timeoutMs: 30,
+        onError,
+      });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' })),
+      );
+      assert.equal(response.status, 503);
+    }
+  });
+
+  it(
+    'does not report a create whose client left before its deadline passed',
+    async (t) => {
+      const client = new AbortController();
+      const { store, onError } = t.testStore({
+        repository: {
+          create() {
+            client.abort();
+            return never();
+          },
+        },
+        timeoutMs: 50,
+      });
+      const response = await t.deliver(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), {}, { signal: client.signal }),
+      );
+      assert.equal(response.status, 503);
+      assert.equal(onError.calls.length, 0);
+    },
+    USES_SIGNAL,
+  );
+
+  it(
+    'does not report a create whose client was still sending the body when its deadline passed',
+    async (t) => {
+      const { store, onError } = t.testStore({ timeoutMs: 50 });
+      const body = new ReadableStream<Uint8Array>({ start() {} });
+      const response = await t.send(store.handleCreatePlant, plantRequest(body));
+      assert.equal(response.status, 503);
+      assert.equal(onError.calls.length, 0);
+    },
+    HOLDS_STREAM,
+  );
 });

@@ -207,6 +207,43 @@ export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
     assert.deepEqual(onError.calls[0]?.[1], { requestId: 'req-42' });
   });
 
+  it('does not hand onError an X-Request-Id that serve would not keep', async (t) => {
+    for (const sent of ['r'.repeat(201), 'req 42', 'req\t42']) {
+      const { store, onError } = t.testStore({
+        repository: {
+          create() {
+            throw new Error('disk on fire');
+          },
+        },
+      });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': sent }),
+      );
+      assert.equal(response.status, 500);
+      // Called directly, no id; behind serve, the one it made instead.
+      const seen = (onError.calls[0]?.[1] as { requestId?: string } | undefined)?.requestId;
+      assert.notEqual(seen, sent);
+      if (seen !== undefined) assert.match(seen, /^[\x21-\x7e]{1,200}$/);
+    }
+  });
+
+  it('hands onError an X-Request-Id of 200 visible characters as it is', async (t) => {
+    const sent = `${'r'.repeat(199)}~`;
+    const { store, onError } = t.testStore({
+      repository: {
+        create() {
+          throw new Error('disk on fire');
+        },
+      },
+    });
+    await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': sent }),
+    );
+    assert.deepEqual(onError.calls[0]?.[1], { requestId: sent });
+  });
+
   it('still answers 500 when onError itself throws', async (t) => {
     const store = t.lib.createPlantStore({
       verifier: t.lib.createStaticTokenVerifier([TOKEN]),

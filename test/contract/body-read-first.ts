@@ -38,7 +38,11 @@ export const readFirstCases = defineCases('handleCreatePlant: a body the host re
           'the client waited for the deadline',
         );
         assert.equal(response.status, 500);
-        assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+        assert.deepEqual(response.body, {
+          error: 500,
+          message:
+            'internal error: the request body was read before plant-store; mount plant-store before any body parser',
+        });
         assert.equal(repository.create.calls.length, 0);
         assert.equal(onError.calls.length, 1);
         const error = onError.calls[0]?.[0] as { code?: string; message?: string };

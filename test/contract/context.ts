@@ -160,6 +160,9 @@ export const FAILS_STREAM =
 export const SETS_LENGTH = 'sets Content-Length by hand, which an HTTP client computes itself';
 /** Why a case holds only for an in-process call: it aborts the request's signal. */
 export const USES_SIGNAL = "aborts the request's own signal, which only the server side can";
+/** Why a case holds only for an in-process call: it keeps the body stream open. */
+export const HOLDS_STREAM =
+  'keeps the request body stream open, which an HTTP client would have to hold';
 
 /** The one `TextEncoder` the cases share. */
 export const encoder = new TextEncoder();

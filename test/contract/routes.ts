@@ -87,6 +87,39 @@ export const routeCases = defineCases('fetch', (it) => {
     assert.equal(response.headers.get('allow'), 'GET, HEAD');
   });
 
+  it('serves the plants and the document under basePath, and 404 at the root', async (t) => {
+    const { store } = t.testStore({ basePath: '/api' });
+    const created = await t.deliver(
+      store.fetch,
+      new Request('http://localhost/api/plants', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: '{"id": 1, "name": "a"}',
+      }),
+    );
+    assert.equal(created.status, 200);
+    assert.deepEqual(await created.json(), { name: 'a' });
+    const document = await t.deliver(store.fetch, new Request('http://localhost/api/openapi.json'));
+    const { servers } = await document.json();
+    assert.equal(new URL(servers[0].url).pathname, '/api');
+    const root = await t.deliver(store.fetch, new Request('http://localhost/openapi.json'));
+    assert.equal(root.status, 404);
+  });
+
+  it('names publicUrl, or the trusted proxy’s scheme and host, as the document’s server', async (t) => {
+    const fixed = t.testStore({ publicUrl: 'https://api.example.com/v1' }).store;
+    const response = await t.deliver(fixed.fetch, new Request('http://localhost/v1/openapi.json'));
+    assert.equal((await response.json()).servers[0].url, 'https://api.example.com/v1');
+    const proxied = t.testStore({ trustProxy: true }).store;
+    const forwarded = await t.deliver(
+      proxied.fetch,
+      new Request('http://localhost/openapi.json', {
+        headers: { forwarded: 'for=192.0.2.1;proto=https;host=plants.example' },
+      }),
+    );
+    assert.equal((await forwarded.json()).servers[0].url, 'https://plants.example');
+  });
+
   it('answers 404 with the Error body to any other path, without a token', async (t) => {
     const { store, repository } = t.testStore();
     for (const path of ['/', '/plants/', '/plants/1', '/Plants', '/openapi.yaml', '/%70lants']) {

@@ -78,6 +78,32 @@ describe('toNodeListener', () => {
     assert.equal(body.body, null);
   });
 
+  it('hands a handler a native Request that new Request(request, init) copies, body included', async () => {
+    // A Request look-alike fails here: fetch copies a request from its private state.
+    const server = await start(async (request) => {
+      assert.ok(request instanceof Request);
+      const copy = new Request(request, { headers: { 'x-copied': 'yes' } });
+      return Response.json({
+        method: copy.method,
+        url: copy.url,
+        copied: copy.headers.get('x-copied'),
+        body: await copy.text(),
+      });
+    });
+    const { response, body } = await send(`${server.url}/plants?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'content-length': '5' },
+      body: ['hello'],
+    });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(JSON.parse(body), {
+      method: 'POST',
+      url: `${server.url}/plants?x=1`,
+      copied: 'yes',
+      body: 'hello',
+    });
+  });
+
   it('gives the request no body when the headers announce none', async () => {
     const server = await start(echo);
     for (const [method, headers] of [

@@ -87,7 +87,7 @@ describe('runRepositoryConformance', () => {
       created?.error.message,
       'outcome shape: PlantRepository.create must answer (or resolve to) { created: true } or { created: false, existing: { name, tag? } }, and it answered an object with the keys [created]',
     );
-    assert.equal((created?.error as ConformanceError).rule, 'outcome shape');
+    assert.equal((created?.error as ConformanceError | undefined)?.rule, 'outcome shape');
   });
 
   it('names the signal rule when the repository stores a create whose signal had already fired', async () => {
@@ -174,8 +174,11 @@ describe('registerRepositoryConformance', () => {
     registerRepositoryConformance((name, fn) => tests.push([name, fn]), roundsIdsThroughNumber);
     assert.equal(tests.length, 22);
     const [, top] = tests.find(([name]) => name.includes('top of the int64 range')) ?? [];
-    await assert.rejects(top?.() as Promise<void>, { name: 'ConformanceError', rule: 'int64' });
-    await (tests[0]?.[1] as () => Promise<void>)();
+    assert.ok(top !== undefined);
+    await assert.rejects(top() as Promise<void>, { name: 'ConformanceError', rule: 'int64' });
+    const first = tests[0];
+    assert.ok(first !== undefined);
+    await (first[1] as () => Promise<void>)();
   });
 
   it('throws a TypeError when the runner test function is missing', () => {

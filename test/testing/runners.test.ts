@@ -31,7 +31,8 @@ async function run(command: string, args: readonly string[], cwd = ROOT) {
   const child = spawnChild(command, args, cliEnv({ NO_COLOR: '1' }), cwd);
   children.push(child);
   const code = await withDeadline(child.exited, `${command} ${args.join(' ')}`, 120_000);
-  // Matched as plain text, whatever colours a runner uses.
+  // Matched as plain text, whatever colours a runner uses (ANSI escapes start with U+001B).
+  // oxlint-disable-next-line no-control-regex
   const output = `${child.stdout()}${child.stderr()}`.replace(/\x1b\[[0-9;]*m/g, '');
   return { code, output };
 }
