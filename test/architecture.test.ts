@@ -100,7 +100,7 @@ describe('the layout of lib/', () => {
     }
   });
 
-  it('keeps the reference page and the CORS policy out of the core entry (#23)', () => {
+  it('keeps the reference page and the CORS policy out of the core entry', () => {
     const optional = [...reachable('index.ts')].filter(
       (file) => file.startsWith('docs') || file.startsWith('cors'),
     );

@@ -15,7 +15,7 @@ describe('PlantApiError', () => {
     assert.equal(error.cause, cause);
   });
 
-  it('throws a TypeError for a code outside the list, as JavaScript can pass (#20)', () => {
+  it('throws a TypeError for a code outside the list, as JavaScript can pass', () => {
     for (const build of [
       () => new PlantApiError('ERR_NOPE' as never),
       () => errorReply('ERR_NOPE' as never),

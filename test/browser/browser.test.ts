@@ -95,7 +95,7 @@ function createFrom(page: Page, api: string, token: string, body: unknown): Prom
   );
 }
 
-describe('the standalone server in Chromium (#23)', { skip }, () => {
+describe('the standalone server in Chromium', { skip }, () => {
   const children: Child[] = [];
   const servers: Server[] = [];
   const outside: string[] = [];

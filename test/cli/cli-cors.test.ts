@@ -13,7 +13,7 @@ import { withDeadline } from '../support/node-helpers.ts';
 
 const APP = 'http://app.test:5173';
 
-describe('plant-store CLI with PLANT_STORE_CORS_ORIGINS (#23)', () => {
+describe('plant-store CLI with PLANT_STORE_CORS_ORIGINS', () => {
   const children: Child[] = [];
   after(() => {
     for (const child of children) child.kill();

@@ -252,7 +252,7 @@ describe('plant-store CLI in JWT mode', () => {
     assert.match(rs256.wwwAuthenticate ?? '', /error="invalid_token"/);
   });
 
-  it('answers 500 with the Error body, never a pass, when the JWKS server goes down, and logs it once (#21)', async () => {
+  it('answers 500 with the Error body, never a pass, when the JWKS server goes down, and logs it once', async () => {
     const rotating = await generateKeyPair('RS256');
     const own = await serveJwks([
       {
@@ -342,7 +342,7 @@ describe('plant-store CLI in JWT mode', () => {
     }
   });
 
-  it('exits 1 with one line, listening on nothing, when the JWKS cannot be fetched at start (#21)', async () => {
+  it('exits 1 with one line, listening on nothing, when the JWKS cannot be fetched at start', async () => {
     const down = `${await downUrl()}?key=s3cret`;
     const child = startCli(jwtEnv({ PLANT_STORE_JWKS_URL: down }), children);
     const stderr = await exitsWithOneLine(child, 1, 'the JWKS down at start');

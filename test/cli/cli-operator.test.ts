@@ -61,7 +61,7 @@ function createHead(length: number, extra = ''): string {
   return `POST /plants HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 }
 
-describe('plant-store CLI for operators (#21)', () => {
+describe('plant-store CLI for operators', () => {
   const children: Child[] = [];
   after(() => {
     for (const child of children) child.kill();

@@ -284,7 +284,7 @@ describe('plant-store CLI with DATABASE_URL', () => {
   );
 
   it(
-    'is ready only while the database answers, names its storage without the password, and exits within a second of SIGTERM when idle (#21)',
+    'is ready only while the database answers, names its storage without the password, and exits within a second of SIGTERM when idle',
     {
       skip: SKIP_NO_SERVER,
     },

@@ -292,7 +292,7 @@ describe('parseSettings', () => {
     }
   });
 
-  it('reads PLANT_STORE_CORS_ORIGINS as * or a trimmed list of exact origins (#23)', () => {
+  it('reads PLANT_STORE_CORS_ORIGINS as * or a trimmed list of exact origins', () => {
     assert.equal(settingsOf({}).cors, undefined);
     assert.deepEqual(settingsOf({ PLANT_STORE_CORS_ORIGINS: '*' }).cors, { origins: '*' });
     assert.deepEqual(settingsOf({ PLANT_STORE_CORS_ORIGINS: ' * ' }).cors, { origins: '*' });
@@ -309,7 +309,7 @@ describe('parseSettings', () => {
     );
   });
 
-  it('reports PLANT_STORE_CORS_ORIGINS when it holds no origin or one no browser sends (#23)', () => {
+  it('reports PLANT_STORE_CORS_ORIGINS when it holds no origin or one no browser sends', () => {
     assert.match(errorOf({ PLANT_STORE_CORS_ORIGINS: '' }), /holds no origin/);
     assert.match(errorOf({ PLANT_STORE_CORS_ORIGINS: ' , ' }), /holds no origin/);
     for (const [raw, reason] of [
@@ -334,7 +334,7 @@ describe('parseSettings', () => {
     }
   });
 
-  it('reads the limits, each an integer in its range (#21)', () => {
+  it('reads the limits, each an integer in its range', () => {
     const { limits } = settingsOf({
       PLANT_STORE_MAX_BODY_BYTES: '2048',
       PLANT_STORE_TIMEOUT_MS: '2500',
@@ -361,7 +361,7 @@ describe('parseSettings', () => {
     );
   });
 
-  it('reports a limit out of its range or not a decimal integer, naming it (#21)', () => {
+  it('reports a limit out of its range or not a decimal integer, naming it', () => {
     for (const [name, value] of [
       ['PLANT_STORE_MAX_BODY_BYTES', '0'],
       ['PLANT_STORE_MAX_BODY_BYTES', '1e6'],
@@ -394,7 +394,7 @@ describe('parseSettings', () => {
     );
   });
 
-  it('reads PLANT_STORE_LOG as a format and a level, in any order (#21)', () => {
+  it('reads PLANT_STORE_LOG as a format and a level, in any order', () => {
     assert.deepEqual(settingsOf({ PLANT_STORE_LOG: 'json' }).log, {
       format: 'json',
       level: 'info',
@@ -410,7 +410,7 @@ describe('parseSettings', () => {
     );
   });
 
-  it('reads the admin listener, off unless its port is set (#21)', () => {
+  it('reads the admin listener, off unless its port is set', () => {
     assert.deepEqual(settingsOf({ PLANT_STORE_ADMIN_PORT: '9090' }).admin, {
       port: 9090,
       host: '127.0.0.1',
@@ -423,7 +423,7 @@ describe('parseSettings', () => {
     assert.match(errorOf({ PLANT_STORE_ADMIN_PORT: '70000' }), /PLANT_STORE_ADMIN_PORT must be/);
   });
 
-  it('refuses an unknown PLANT_STORE_* variable, suggesting the nearest known one (#21)', () => {
+  it('refuses an unknown PLANT_STORE_* variable, suggesting the nearest known one', () => {
     assert.equal(
       errorOf({ PLANT_STORE_TOKEN: 'abc' }),
       'PLANT_STORE_TOKEN is not a setting plant-store knows; did you mean PLANT_STORE_TOKENS? (plant-store --help lists them)',

@@ -304,7 +304,7 @@ describe('clients that leave, behind serve', () => {
     // Still serving, and no client that left stored its plant.
     assert.deepEqual(await create(port, 7, 'Ivy'), { status: 200, body: { name: 'Ivy' } });
   });
-  it('answers a client that half-closes right after its request, while the repository works (#22)', async () => {
+  it('answers a client that half-closes right after its request, while the repository works', async () => {
     // What a PostgreSQL-backed server met: the client sends a whole request and shuts its
     // sending side down; the store was still waiting on the database, and node dropped the
     // response unsent.

@@ -390,7 +390,7 @@ describe('toNodeListener on a plant store', () => {
     assert.equal((seen.reason as DOMException).name, 'AbortError');
   });
 
-  it('answers 500 and tells onError to mount the store first when a body parser read the body (#20)', async () => {
+  it('answers 500 and tells onError to mount the store first when a body parser read the body', async () => {
     // What express.json() does in front of a route: read the whole body, then set req.body. Once
     // this answered "400 request body is required", which sent the user the wrong way.
     const errors: unknown[] = [];

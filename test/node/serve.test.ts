@@ -86,7 +86,7 @@ describe('serve', () => {
     }
   });
 
-  it('answers a create, then the malformed request pipelined behind it, then closes (#22)', async () => {
+  it('answers a create, then the malformed request pipelined behind it, then closes', async () => {
     // The parser rejects the trailing bytes while the create still waits for its verifier: the
     // create was executed, so it gets its response first (RFC 9112 section 9.6). This used to
     // cut the connection, with the plant stored and no answer.
@@ -145,7 +145,7 @@ describe('serve', () => {
     }
   });
 
-  it('finishes a response in flight before answering a malformed request behind it (#22)', async () => {
+  it('finishes a response in flight before answering a malformed request behind it', async () => {
     const release = gate();
     const handle = await serve({
       fetch: async () => {
@@ -433,7 +433,7 @@ describe('serve with createPlantStore', () => {
   });
 });
 
-describe('serve with requestIds and onRequestEnd (#21)', () => {
+describe('serve with requestIds and onRequestEnd', () => {
   it('keeps a usable X-Request-Id, makes one otherwise, and sends it on every response', async () => {
     const records: unknown[] = [];
     const contexts: unknown[] = [];

@@ -168,7 +168,7 @@ describe('toNodeListener', () => {
     }
   });
 
-  it('answers 501 to a method no Request can carry, and 400 to a target it cannot (#22)', async () => {
+  it('answers 501 to a method no Request can carry, and 400 to a target it cannot', async () => {
     // TRACE and CONNECT are forbidden in a fetch Request: a handler that is no plant store
     // cannot be handed them, so the server says it does not implement them (RFC 9110 15.6.2).
     const server = await start(echo);
@@ -251,7 +251,7 @@ describe('toNodeListener', () => {
     assert.ok(error instanceof Error);
   });
 
-  it('fails the body read with ERR_BODY_ALREADY_READ when the host consumed the body first (#20)', async () => {
+  it('fails the body read with ERR_BODY_ALREADY_READ when the host consumed the body first', async () => {
     // An empty body here would pass for one the client never sent.
     const listener = toNodeListener(async (request) => {
       try {

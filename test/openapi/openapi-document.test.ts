@@ -92,7 +92,7 @@ describe('openApiDocument', () => {
     assert.equal(MethodNotAllowed.headers.Allow.required, true);
   });
 
-  it("names the given origin as the served document's one server, the rest unchanged (#23)", async () => {
+  it("names the given origin as the served document's one server, the rest unchanged", async () => {
     const served = JSON.parse(openApiJsonFor('http://127.0.0.1:3456'));
     assert.deepEqual(served.servers, [
       { url: 'http://127.0.0.1:3456', description: 'The server this document came from.' },

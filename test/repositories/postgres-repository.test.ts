@@ -1120,7 +1120,7 @@ describe('createPostgresRepository', () => {
     assert.doesNotThrow(() => createPostgresRepository(client, { table: 'x'.repeat(63) }));
   });
 
-  it('throws a TypeError naming an option it does not know, rather than using the default table (#20)', () => {
+  it('throws a TypeError naming an option it does not know, rather than using the default table', () => {
     const { client } = scriptedClient(async () => ({ rows: [] }));
     // With one known option beside it, the misspelled one type-checks.
     const options = { schema: 'garden', tableName: 'plants' };

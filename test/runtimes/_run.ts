@@ -1,5 +1,5 @@
 /**
- * Runs the contract's case list (`cases.ts`) on whatever runtime loads this file, the way the
+ * Runs the contract's case list (`test/contract/`) on whatever runtime loads this file, the way the
  * thin entries (`node.ts`, `deno.ts`, `bun.ts`) share it: directly, then over real HTTP through
  * a server the entry starts. Runtime-neutral: web APIs and `node:assert` only.
  *
@@ -8,14 +8,14 @@
 
 import type * as CorsModule from '../../lib/cors.ts';
 import type * as CoreModule from '../../lib/index.ts';
+import { conformanceCases } from '../contract/cases.ts';
 import {
   type ConformanceCase,
-  conformanceCases,
   createCaseContext,
   type Handler,
   type PlantStoreLibrary,
   type Transport,
-} from './cases.ts';
+} from '../contract/context.ts';
 
 /** How long one case may take before it fails as hung. */
 const CASE_TIMEOUT_MS = 15_000;

@@ -1,7 +1,8 @@
 /**
- * `createPlantStore` under `node:test`: the contract's case list (`runtimes/cases.ts`), each case
- * an `it` in its rule's `describe`, called directly on the source. The same list runs on Node 22
- * and 24, Deno and Bun through `test/runtimes/`.
+ * `createPlantStore` under `node:test`: the contract's case list (`test/contract/`, a file per
+ * step of the behaviour table and per route), each case an `it` in its rule's `describe`, called
+ * directly on the source. The same list runs on Node 22 and 24, Deno and Bun through
+ * `test/runtimes/`.
  *
  * @module
  */
@@ -9,7 +10,8 @@
 import { describe, it } from 'node:test';
 import * as cors from '../../lib/cors.ts';
 import * as core from '../../lib/index.ts';
-import { type ConformanceCase, conformanceCases, createCaseContext } from '../runtimes/cases.ts';
+import { conformanceCases } from '../contract/cases.ts';
+import { type ConformanceCase, createCaseContext } from '../contract/context.ts';
 
 const context = createCaseContext({ ...core, ...cors });
 

@@ -819,7 +819,7 @@ describe('createJwtVerifier', () => {
     const misuses: ReadonlyArray<[string, () => unknown, RegExp]> = [
       ['no options are given', () => createJwtVerifier(undefined as never), /options object/],
       [
-        'an option is misspelled (#20)',
+        'an option is misspelled',
         () => {
           // Built elsewhere, the object type-checks; a literal at the call would not.
           const options = { jwksUrl, issuer: ISSUER, audience: AUDIENCE, clockSkew: 60 };

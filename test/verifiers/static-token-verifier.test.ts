@@ -49,7 +49,7 @@ describe('createStaticTokenVerifier', () => {
     });
   });
 
-  it('throws a TypeError for one string in place of a list, which would accept each of its characters (#20)', () => {
+  it('throws a TypeError for one string in place of a list, which would accept each of its characters', () => {
     // @ts-expect-error -- a string is iterable, but the parameter type refuses it
     assert.throws(() => createStaticTokenVerifier('s3cr3t'), {
       name: 'TypeError',
@@ -61,7 +61,7 @@ describe('createStaticTokenVerifier', () => {
     }
   });
 
-  it('throws a TypeError for a token no client could present: empty, not a string or not a b64token (#20)', () => {
+  it('throws a TypeError for a token no client could present: empty, not a string or not a b64token', () => {
     for (const tokens of [
       [''],
       ['ok', ''],
