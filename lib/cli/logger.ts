@@ -141,11 +141,9 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
 
   const logsRequests = format !== 'off' && threshold <= LEVELS.info;
   // A request line as JSON, the same text `JSON.stringify` gives for its fields in this order,
-  // written out: the one line per request, so its cost is the log's cost (`npm run bench --
-  // --servers standalone,standalone-quiet`). Strings a client chose go through `jsonString`.
-  // What repeats from line to line is made once: the opening, once per millisecond; the method
-  // and path, when they change (about 1,500 instructions a line: bench/RESULTS.md, "The access
-  // line: what repeats is made once").
+  // written out: it is the one line per request, so its cost is the log's cost. Strings a client
+  // chose go through `jsonString`. What repeats from line to line is made once: the opening,
+  // once per millisecond; the method and path, when they change.
   //
   // Unset until the first line, whose time, method and path may be anything (a request the
   // parser refused has an empty method and path).

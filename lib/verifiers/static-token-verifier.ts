@@ -39,8 +39,7 @@ export function createStaticTokenVerifier(
         'createStaticTokenVerifier takes tokens that are RFC 6750 b64tokens (letters, digits, -._~+/, then optional =)',
       );
     }
-    // Kept as character codes: the compare then reads one string a step, not two (about 300
-    // fewer instructions a request, bench/RESULTS.md, "the token's compare").
+    // Kept as character codes, so the constant-time compare reads one string a step, not two.
     return Array.from(token, (char) => char.charCodeAt(0));
   });
   if (secrets.length === 0) {
