@@ -124,6 +124,12 @@ export function answerPlain(
       requestId() {
         return requestIdOf(req);
       },
+      path() {
+        return pathOf(req.url);
+      },
+      header(name) {
+        return headerOf(req, name);
+      },
     },
     (reply) => {
       try {
@@ -140,6 +146,16 @@ export function answerPlain(
       }
     },
   );
+}
+
+/** A header by its lower-case name, repeated ones joined as `Headers.get` joins them. */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const raw = req.rawHeaders;
+  let value: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() === name) value = joined(value, raw[i + 1] as string);
+  }
+  return value;
 }
 
 function joined(previous: string | null, value: string): string {

@@ -10,12 +10,15 @@
  * @module
  */
 
-import { errorReply, JSON_HEADERS, PlantApiError } from '../errors.ts';
+import { CreateTrace } from '../diagnostics/create-trace.ts';
+import type { CreateOutcome } from '../diagnostics/messages.ts';
+import { errorReply, JSON_HEADERS, PlantApiError, type PlantApiErrorCode } from '../errors.ts';
 import type {
   CreatePlantOutcome,
   ErrorContext,
   NewPlant,
   PlantRepository,
+  TokenRejectionReason,
   TokenVerdict,
   TokenVerifier,
 } from '../types.ts';
@@ -40,6 +43,9 @@ export interface CreatePlantSettings {
   readonly deadlines: Deadlines;
   /** Hears about a fault, with the request it happened in; never throws. */
   readonly report: (error: unknown, context: ErrorContext) => void;
+  /** Hears about a token the verifier refused, when the host asked to; never throws. */
+  readonly tokenRejected:
+    ((reason: TokenRejectionReason | undefined, context: ErrorContext) => void) | undefined;
 }
 
 /** A store's create-a-plant on plain values; calls `answer` exactly once. */
@@ -66,19 +72,44 @@ export function createPlantOperation(settings: CreatePlantSettings): CreatePlant
     tooLarge: `request body is larger than ${settings.maxBodyBytes} bytes`,
   };
   return (input, answer) => {
-    // 1. Method.
-    if (input.method !== 'POST') {
-      answer(errorReply('ERR_METHOD_NOT_ALLOWED'));
-      return;
+    // Asked once per create: with nobody listening, the create builds no message at all.
+    const trace = CreateTrace.begin(input);
+    if (trace === undefined) {
+      createPlant(store, input, answer, undefined);
+    } else {
+      createPlant(store, input, answer, trace);
+      trace.end();
     }
-    // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
-    const token = bearerToken(input.authorization);
-    if (token === undefined) {
-      answer(errorReply('ERR_MISSING_TOKEN'));
-      return;
-    }
-    new PlantCreate(store, input, token, answer);
   };
+}
+
+function createPlant(
+  store: Store,
+  input: PlainRequest,
+  answer: (reply: Reply) => void,
+  trace: CreateTrace | undefined,
+): void {
+  // 1. Method.
+  if (input.method !== 'POST') {
+    refuse('ERR_METHOD_NOT_ALLOWED', answer, trace);
+    return;
+  }
+  // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
+  const token = bearerToken(input.authorization);
+  if (token === undefined) {
+    refuse('ERR_MISSING_TOKEN', answer, trace);
+    return;
+  }
+  new PlantCreate(store, input, token, answer, trace);
+}
+
+function refuse(
+  code: PlantApiErrorCode,
+  answer: (reply: Reply) => void,
+  trace: CreateTrace | undefined,
+): void {
+  if (trace === undefined) answer(errorReply(code));
+  else trace.answered(errorReply(code), code, answer);
 }
 
 /** A step of a create: the reply to finish with, or `undefined` when it waits for more. */
@@ -107,16 +138,26 @@ class PlantCreate implements Deadline, BodySink {
   #over = false;
   #principal: unknown;
   #plant: NewPlant | undefined;
+  /** What the create came to, for its trace. */
+  #outcome: CreateOutcome = 'created';
   #controller: AbortController | undefined;
   #unsubscribe: (() => void) | undefined;
   readonly #store: Store;
   readonly #input: PlainRequest;
   readonly #answer: (reply: Reply) => void;
+  readonly #trace: CreateTrace | undefined;
 
-  constructor(store: Store, input: PlainRequest, token: string, answer: (reply: Reply) => void) {
+  constructor(
+    store: Store,
+    input: PlainRequest,
+    token: string,
+    answer: (reply: Reply) => void,
+    trace: CreateTrace | undefined,
+  ) {
     this.#store = store;
     this.#input = input;
     this.#answer = answer;
+    this.#trace = trace;
     store.deadlines.start(this);
     this.#step(this.#verify, token);
   }
@@ -139,7 +180,9 @@ class PlantCreate implements Deadline, BodySink {
 
   // 2. Authentication, the token: the verifier decides.
   #verify(token: string): undefined {
+    this.#trace?.verifying();
     const verdict = this.#store.verifier.verify(token, new CollaboratorContext(this));
+    this.#trace?.returned();
     this.#then(this.#verified, verdict);
   }
 
@@ -147,16 +190,20 @@ class PlantCreate implements Deadline, BodySink {
     // Fail closed: only an explicit { valid: true } lets a request through, and a verdict of
     // another shape is the host's bug, said in onError, not a client's bad token.
     if (!isVerdict(verdict)) throw malformedAnswer('ERR_MALFORMED_VERDICT', verdict);
-    if (!verdict.valid) return errorReply('ERR_INVALID_TOKEN');
+    if (!verdict.valid) {
+      this.#tokenRejected(verdict.reason);
+      return this.#refuse('ERR_INVALID_TOKEN');
+    }
+    this.#trace?.verified(true, undefined);
     this.#principal = verdict.principal;
     const input = this.#input;
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
-    if (!input.hasBody || input.declaredLength === 0) return errorReply('ERR_BODY_REQUIRED');
+    if (!input.hasBody || input.declaredLength === 0) return this.#refuse('ERR_BODY_REQUIRED');
     // 4. Media type.
-    if (!isJsonUtf8(input.contentType)) return errorReply('ERR_UNSUPPORTED_MEDIA_TYPE');
+    if (!isJsonUtf8(input.contentType)) return this.#refuse('ERR_UNSUPPORTED_MEDIA_TYPE');
     // 5. Size, as declared: refused before a byte is read.
     const { maxBodyBytes, tooLarge } = this.#store;
-    if (input.declaredLength > maxBodyBytes) return errorReply('ERR_BODY_TOO_LARGE', tooLarge);
+    if (input.declaredLength > maxBodyBytes) return this.#refuse('ERR_BODY_TOO_LARGE', tooLarge);
     input.readBody(maxBodyBytes, this);
     return undefined;
   }
@@ -168,15 +215,18 @@ class PlantCreate implements Deadline, BodySink {
 
   #bodyRead(bytes: Uint8Array | BodyReadFailure): Reply | undefined {
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
-    if (bytes === 'ERR_BODY_TOO_LARGE') return errorReply(bytes, this.#store.tooLarge);
-    if (typeof bytes === 'string') return errorReply(bytes);
+    if (bytes === 'ERR_BODY_TOO_LARGE') return this.#refuse(bytes, this.#store.tooLarge);
+    if (typeof bytes === 'string') return this.#refuse(bytes);
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
-    if ('code' in plant) return errorReply(plant.code, plant.message);
+    if ('code' in plant) return this.#refuse(plant.code, plant.message);
     // 8. Store.
     this.#plant = plant;
     const context = new CollaboratorContext(this, this.#principal);
-    this.#then(this.#stored, this.#store.repository.create(plant, context));
+    this.#trace?.storing();
+    const outcome = this.#store.repository.create(plant, context);
+    this.#trace?.returned();
+    this.#then(this.#stored, outcome);
     return undefined;
   }
 
@@ -188,9 +238,13 @@ class PlantCreate implements Deadline, BodySink {
     if (!outcome.created) {
       const stored = outcome.existing;
       if (stored.name !== plant.name || (stored.tag ?? undefined) !== plant.tag) {
+        this.#trace?.stored('conflict');
+        this.#outcome = 'conflict';
         return errorReply('ERR_ID_CONFLICT');
       }
+      this.#outcome = 'replayed';
     }
+    this.#trace?.stored(this.#outcome as 'created' | 'replayed');
     // The Plant as JSON.stringify writes it (no tag when absent), without its call.
     const tag = plant.tag === undefined ? '' : `,"tag":${jsonString(plant.tag)}`;
     return { status: 200, headers: JSON_HEADERS, body: `{"name":${jsonString(plant.name)}${tag}}` };
@@ -202,13 +256,28 @@ class PlantCreate implements Deadline, BodySink {
    */
   fail(error: unknown): void {
     if (this.#clientLeft()) return;
+    this.#trace?.failed(error);
     // A full store is no fault: a repository says so to have the client told `507`.
     if (error instanceof PlantApiError && error.code === 'ERR_STORE_FULL') {
-      this.#finish(errorReply('ERR_STORE_FULL'));
+      this.#finish(this.#refuse('ERR_STORE_FULL'));
       return;
     }
     this.#store.report(error, { requestId: this.#input.requestId() });
-    this.#finish(errorReply('ERR_INTERNAL'));
+    this.#finish(this.#refuse('ERR_INTERNAL'));
+  }
+
+  /** The reply for an error, which the create then came to. */
+  #refuse(code: PlantApiErrorCode, message?: string): Reply {
+    this.#outcome = code;
+    return errorReply(code, message);
+  }
+
+  /** A refused token: the host hears why, when it asked to and the verifier said. */
+  #tokenRejected(reason: unknown): void {
+    const known = typeof reason === 'string' ? (reason as TokenRejectionReason) : undefined;
+    this.#trace?.verified(false, known);
+    const hook = this.#store.tokenRejected;
+    if (hook !== undefined) hook(known, { requestId: this.#input.requestId() });
   }
 
   /** The deadline passed: called by `Deadlines`. */
@@ -267,7 +336,8 @@ class PlantCreate implements Deadline, BodySink {
       // Made here if no collaborator asked yet, so that a late reader finds it aborted.
       this.#controller ??= new AbortController();
       this.#controller.abort(reason);
-      this.#finish(errorReply('ERR_TIMEOUT'));
+      this.#trace?.failed(reason);
+      this.#finish(this.#refuse('ERR_TIMEOUT'));
     }
   }
 
@@ -276,7 +346,9 @@ class PlantCreate implements Deadline, BodySink {
       this.#over = true;
       this.#store.deadlines.stop(this);
       this.#unsubscribe?.();
-      this.#answer(reply);
+      const trace = this.#trace;
+      if (trace === undefined) this.#answer(reply);
+      else trace.answered(reply, this.#outcome, this.#answer);
     }
   }
 }

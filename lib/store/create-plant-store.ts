@@ -30,7 +30,15 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The options `createPlantStore` takes: a misspelled one is refused, never silently ignored. */
-const KNOWN_OPTIONS = ['repository', 'verifier', 'maxBodyBytes', 'timeoutMs', 'onError', 'cors'];
+const KNOWN_OPTIONS = [
+  'repository',
+  'verifier',
+  'maxBodyBytes',
+  'timeoutMs',
+  'onError',
+  'onTokenRejected',
+  'cors',
+];
 
 /**
  * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
@@ -73,10 +81,14 @@ export function createPlantStore<Principal = unknown>(
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     onError = console.error,
+    onTokenRejected,
     cors,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
   checkOptionNames('createPlantStore', options, KNOWN_OPTIONS);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
+  if (onTokenRejected !== undefined && typeof onTokenRejected !== 'function') {
+    throw new TypeError('onTokenRejected must be a function');
+  }
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
   const operation = createPlantOperation({
     verifier,
@@ -84,14 +96,16 @@ export function createPlantStore<Principal = unknown>(
     maxBodyBytes,
     deadlines: createDeadlines(timeoutMs),
     report(error, context) {
-      try {
-        // An async onError type-checks too: its rejection must not become an unhandled one.
-        const pending: unknown = onError(error, context);
-        if (pending instanceof Promise) pending.catch(() => {});
-      } catch {
-        // A broken onError must not turn a 500 into a crash; there is nowhere left to report to.
-      }
+      callGuarded(onError, error, context, undefined);
     },
+    // A throw or a rejection of onTokenRejected is the host's bug: it goes to onError.
+    tokenRejected:
+      onTokenRejected === undefined
+        ? undefined
+        : (reason, context) =>
+            callGuarded(onTokenRejected, reason, context, (error) =>
+              callGuarded(onError, error, context, undefined),
+            ),
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
   const createPlant = policy === undefined ? operation : policy.wrap(operation);
@@ -153,6 +167,25 @@ const OPENAPI_METHOD_NOT_ALLOWED: ErrorReply = (() => {
   const reply = errorReply('ERR_METHOD_NOT_ALLOWED');
   return { ...reply, headers: { ...reply.headers, allow: 'GET, HEAD' } };
 })();
+
+/**
+ * Calls a host's hook so that nothing it does reaches the host's process: a throw, or the
+ * rejection of an async hook (which type-checks too), goes to `failed`, or nowhere.
+ */
+function callGuarded<A, B>(
+  hook: (a: A, b: B) => unknown,
+  a: A,
+  b: B,
+  failed: ((error: unknown) => void) | undefined,
+): void {
+  try {
+    const pending = hook(a, b);
+    if (pending instanceof Promise) pending.catch((error: unknown) => failed?.(error));
+  } catch (error) {
+    // A broken hook must not turn a reply into a crash.
+    failed?.(error);
+  }
+}
 
 function checkOptions(
   repository: PlantRepository,

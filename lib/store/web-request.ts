@@ -8,6 +8,7 @@
 
 import type { BodySink, ClientWatch, PlainRequest } from '../operation/plain-request.ts';
 import { bodyAlreadyRead, readBodyStream, readDeclaredBody } from '../operation/read-body.ts';
+import { pathOf } from './url-path.ts';
 
 /** A usable `Content-Length` is plain digits; absent, or anything else, declares nothing. */
 const DECIMAL = /^\d+$/;
@@ -73,5 +74,13 @@ export class WebPlainRequest implements PlainRequest {
 
   requestId(): string | undefined {
     return this.#request.headers.get('x-request-id') ?? undefined;
+  }
+
+  path(): string | undefined {
+    return pathOf(this.#request.url);
+  }
+
+  header(name: string): string | null {
+    return this.#request.headers.get(name);
   }
 }

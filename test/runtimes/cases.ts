@@ -208,7 +208,7 @@ describe('createPlantStore', () => {
     assert.throws(() => t.lib.createPlantStore(options), {
       name: 'TypeError',
       message:
-        'createPlantStore: unknown option "maxBodySize"; did you mean "maxBodyBytes"? (known: repository, verifier, maxBodyBytes, timeoutMs, onError, cors)',
+        'createPlantStore: unknown option "maxBodySize"; did you mean "maxBodyBytes"? (known: repository, verifier, maxBodyBytes, timeoutMs, onError, onTokenRejected, cors)',
     });
   });
 
@@ -378,7 +378,7 @@ describe('handleCreatePlant: 2. authentication', () => {
       assert.match(String(error.message), /TokenVerifier\.verify/);
       assert.match(
         String(error.message),
-        /\{ valid: true(, principal\?)? \} or \{ valid: false \}/,
+        /\{ valid: true(, principal\?)? \} or \{ valid: false(, reason\?)? \}/,
       );
     }
   });
