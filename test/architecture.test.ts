@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const LIB = fileURLToPath(new URL('../lib/', import.meta.url));
 /** The files the `exports` map names, and the two public vocabularies beside them. */
-const ENTRIES = ['index.ts', 'node.ts', 'postgres.ts', 'jwt.ts', 'cors.ts', 'docs.ts'];
+const ENTRIES = ['index.ts', 'node.ts', 'postgres.ts', 'jwt.ts', 'cors.ts', 'docs.ts', 'otel.ts'];
 const TOP_LEVEL = [...ENTRIES, 'errors.ts', 'types.ts'];
 /** Where `node:*` may be imported: the Node adapter and the standalone server. */
 const NODE_ONLY = ['node.ts', 'node/', 'cli/'];

@@ -80,3 +80,39 @@ export const createTracer = new Tracer(CREATE_CHANNEL);
 export const verifierTracer = new Tracer(VERIFIER_CHANNEL);
 /** The tracing channel of repository calls. */
 export const repositoryTracer = new Tracer(REPOSITORY_CHANNEL);
+
+/** Handlers of a tracing channel's events, as `TracingChannel.subscribe` takes them. */
+export interface TracingHandlers<Message> {
+  /** The call begins. */
+  start?(message: Message): void;
+  /** The call returned. */
+  end?(message: Message): void;
+  /** Its answer is in hand. */
+  asyncStart?(message: Message): void;
+  /** Its answer was handed on. */
+  asyncEnd?(message: Message): void;
+  /** It failed. */
+  error?(message: Message): void;
+}
+
+/**
+ * Subscribes to a tracing channel's events, where the runtime has `diagnostics_channel`.
+ *
+ * @param name The tracing channel's name.
+ * @param handlers The events to hear.
+ * @returns What unsubscribes them; does nothing on a runtime without channels.
+ */
+export function subscribeTracing<Message>(
+  name: string,
+  handlers: TracingHandlers<Message>,
+): () => void {
+  const channel = diagnostics?.tracingChannel(name) as
+    | (TracingChannel & {
+        subscribe(handlers: TracingHandlers<Message>): void;
+        unsubscribe(handlers: TracingHandlers<Message>): void;
+      })
+    | undefined;
+  if (channel === undefined) return () => {};
+  channel.subscribe(handlers);
+  return () => channel.unsubscribe(handlers);
+}
