@@ -7,7 +7,7 @@
  * 4. media type, 5. size (declared, then counted while the body is read), 6. decoding,
  * 7. shape (6 and 7 in `read-json-plant.ts`), 8. store.
  *
- * One job in one file, past 300 lines: the steps read in the contract's order, each beside the
+ * Past 300 lines, and one job: the steps read in the contract's order, each beside the
  * trace and hooks it tells (`diagnostics/create-trace.ts`).
  *
  * @module
