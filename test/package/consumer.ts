@@ -16,6 +16,7 @@ import {
 } from 'plant-store';
 import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS } from 'plant-store/jwt';
 import { serve, toNodeListener } from 'plant-store/node';
+import { PlantStoreInstrumentation } from 'plant-store/otel';
 import { createPostgresRepository } from 'plant-store/postgres';
 
 interface Gardener {
@@ -60,3 +61,7 @@ export const servers = [
   // Any driver with query(text, values) fits, pg's Pool among them.
   createPostgresRepository({ query: async () => ({ rows: [] }) }),
 ];
+
+// A host's OpenTelemetry: the instrumentation is OpenTelemetry's own kind, so it fits its API.
+export const instrumentation = new PlantStoreInstrumentation({ enabled: false });
+instrumentation.enable();
