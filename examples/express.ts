@@ -1,8 +1,9 @@
 /**
- * plant-store mounted in an Express 5 app: `toNodeListener` (from `plant-store/node`) turns the
- * store's web handler into a route handler for Express's `req`/`res`.
+ * plant-store mounted in an Express 5 app with `plant-store/express`: `createRouter(store)` is
+ * a `Router` serving the API under its mount path, mounted before the app's body parsers.
  *
- * `API_TOKEN=s3cr3t npx tsx examples/express.ts` (PORT, default 3000; HOST, default 127.0.0.1).
+ * `API_TOKEN=s3cr3t npx tsx examples/express.ts` (PORT, default 3000; HOST, default 127.0.0.1),
+ * then `POST /api/plants`; the reference is at `/api/docs`.
  *
  * @module
  */
@@ -10,20 +11,20 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
-import { toNodeListener } from 'plant-store/node';
+import { createRouter } from 'plant-store/express';
 
 const token = process.env.API_TOKEN;
 if (!token) throw new Error('set API_TOKEN to the bearer token clients must send');
 const store = createPlantStore({ verifier: createStaticTokenVerifier([token]) });
 
 const app = express();
+// Before any body parser: the store reads the raw body itself, with its size limit, strict
+// UTF-8 and exact int64 ids.
+app.use('/api', createRouter(store, { docs: true }));
+app.use(express.json());
 app.get('/', (_req, res) => {
   res.send('an Express app with its own routes');
 });
-// Mount it before any body parser (express.json()): the store reads the raw body itself, with
-// its size limit, strict UTF-8 and exact int64 ids.
-app.post('/plants', toNodeListener(store.handleCreatePlant));
-app.get('/openapi.json', toNodeListener(store.fetch));
 
 const server = app.listen(
   Number(process.env.PORT ?? 3000),
@@ -31,6 +32,6 @@ const server = app.listen(
   (error) => {
     if (error) throw error;
     const { address, port } = server.address() as AddressInfo;
-    console.log(`listening on http://${address}:${port}`);
+    console.log(`listening on http://${address}:${port}/api`);
   },
 );

@@ -1,8 +1,10 @@
 /**
- * plant-store mounted in a Hono app, served on Node by @hono/node-server. The store gets the raw
- * `Request` (`c.req.raw`) and answers with its own `Response`: Hono routes, the store decides.
+ * plant-store mounted in a Hono app under `/api`, served on Node by @hono/node-server. The
+ * store knows its prefix (`basePath`) and gets the request unchanged (`replaceRequest: false`),
+ * so its routes and its OpenAPI document agree with the URL clients use.
  *
- * `API_TOKEN=s3cr3t npx tsx examples/hono.ts` (PORT, default 3000; HOST, default 127.0.0.1).
+ * `API_TOKEN=s3cr3t npx tsx examples/hono.ts` (PORT, default 3000; HOST, default 127.0.0.1),
+ * then `POST /api/plants`.
  *
  * @module
  */
@@ -13,13 +15,12 @@ import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
 
 const token = process.env.API_TOKEN;
 if (!token) throw new Error('set API_TOKEN to the bearer token clients must send');
-const store = createPlantStore({ verifier: createStaticTokenVerifier([token]) });
+const store = createPlantStore({ verifier: createStaticTokenVerifier([token]), basePath: '/api' });
 
 const app = new Hono();
 app.get('/', (c) => c.text('a Hono app with its own routes'));
-// No body-parsing middleware on this route: the store reads the body itself.
-app.post('/plants', (c) => store.handleCreatePlant(c.req.raw));
-app.get('/openapi.json', (c) => store.fetch(c.req.raw));
+// No body-parsing middleware in front of the store: it reads the body itself.
+app.mount('/api', store.fetch, { replaceRequest: false });
 
 serve(
   {
@@ -27,5 +28,5 @@ serve(
     port: Number(process.env.PORT ?? 3000),
     hostname: process.env.HOST ?? '127.0.0.1',
   },
-  (info) => console.log(`listening on http://${info.address}:${info.port}`),
+  (info) => console.log(`listening on http://${info.address}:${info.port}/api`),
 );

@@ -11,8 +11,9 @@
  * breaking change.
  *
  * Switch on `code` rather than on the message, which is text for a person. Three codes name a
- * mistake in the host's code rather than in the request; the client gets `500 internal error`
- * and `onError` gets a `PlantApiError` that says what to fix:
+ * mistake in the host's code rather than in the request; the client gets a `500` and `onError`
+ * gets a `PlantApiError` that says what to fix (for a body read first, the `500` names the fix
+ * too, since a setup mistake holds no secret):
  * - `ERR_BODY_ALREADY_READ`: something read the request body before the store (a body parser or
  *   validator mounted in front of it).
  * - `ERR_MALFORMED_VERDICT`: a `TokenVerifier` answered something other than a `TokenVerdict`.
@@ -21,6 +22,11 @@
  *
  * One code is for a repository to throw: `ERR_STORE_FULL` (a `PlantApiError` with it) has the
  * client told `507 the store is full`; any other error it throws is a `500`.
+ *
+ * Two codes say which collaborator had not answered when a create's deadline passed; the client
+ * gets `503` (`ERR_TIMEOUT`) and `onError` gets a `PlantApiError` with one of them:
+ * - `ERR_VERIFIER_TIMEOUT`: the `TokenVerifier`.
+ * - `ERR_REPOSITORY_TIMEOUT`: the `PlantRepository`.
  */
 export type PlantApiErrorCode =
   | 'ERR_BAD_REQUEST'
@@ -43,7 +49,9 @@ export type PlantApiErrorCode =
   | 'ERR_BODY_ALREADY_READ'
   | 'ERR_MALFORMED_VERDICT'
   | 'ERR_MALFORMED_OUTCOME'
-  | 'ERR_TIMEOUT';
+  | 'ERR_TIMEOUT'
+  | 'ERR_VERIFIER_TIMEOUT'
+  | 'ERR_REPOSITORY_TIMEOUT';
 
 interface ErrorDefinition {
   readonly status: number;
@@ -92,11 +100,19 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   ERR_INTERNAL: { status: 500, message: 'internal error' },
   ERR_NOT_IMPLEMENTED: { status: 501, message: 'not implemented' },
   ERR_STORE_FULL: { status: 507, message: 'the store is full' },
-  // The host's mistakes: the client sees a plain 500, the PlantApiError tells onError the fix.
-  ERR_BODY_ALREADY_READ: { status: 500, message: 'internal error' },
+  // The host's mistakes: the PlantApiError tells onError the fix. A body parser in front is a
+  // setup mistake that holds no secret, so its 500 names the fix for whoever reads the response.
+  ERR_BODY_ALREADY_READ: {
+    status: 500,
+    message:
+      'internal error: the request body was read before plant-store; mount plant-store before any body parser',
+  },
   ERR_MALFORMED_VERDICT: { status: 500, message: 'internal error' },
   ERR_MALFORMED_OUTCOME: { status: 500, message: 'internal error' },
   ERR_TIMEOUT: { status: 503, message: 'the request timed out; retrying it is safe' },
+  // What onError hears when the deadline passes; the client gets ERR_TIMEOUT's reply.
+  ERR_VERIFIER_TIMEOUT: { status: 503, message: 'the verifier did not answer in time' },
+  ERR_REPOSITORY_TIMEOUT: { status: 503, message: 'the repository did not answer in time' },
 };
 
 /**
@@ -148,7 +164,7 @@ export function errorResponse(code: PlantApiErrorCode, message?: string): Respon
   return replyResponse(errorReply(code, message));
 }
 
-/** A reply as a web-standard `Response`. */
+/** A reply (an error's, or any of the same shape) as a web-standard `Response`. */
 export function replyResponse(reply: ErrorReply): Response {
   // A 204 (a CORS preflight's answer) must have no body at all, not even an empty one.
   const body = reply.status === 204 ? null : reply.body;

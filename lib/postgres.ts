@@ -7,8 +7,8 @@
 
 export type {
   CreatePostgresRepositoryOptions,
-  PostgresClient,
   PostgresPlantRepository,
-  PostgresTableOptions,
 } from './repositories/postgres-repository.ts';
-export { createPostgresRepository, ensurePlantTable } from './repositories/postgres-repository.ts';
+export { createPostgresRepository } from './repositories/postgres-repository.ts';
+export type { PostgresClient, PostgresTableOptions } from './repositories/postgres-shared.ts';
+export { ensurePlantTable } from './repositories/postgres-table.ts';

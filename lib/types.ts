@@ -161,9 +161,11 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    */
   readonly timeoutMs?: number | undefined;
   /**
-   * The callback that hears about every unexpected error (a repository or verifier that threw):
-   * the client only ever sees `500 internal error`. It must not throw. The context names the
-   * request, for a log line that matches the access log's.
+   * The callback that hears about every unexpected error (a repository or verifier that threw,
+   * or answered the wrong shape: the client sees `500 internal error`) and every create that
+   * ended at its deadline (`ERR_VERIFIER_TIMEOUT` or `ERR_REPOSITORY_TIMEOUT`: the client sees
+   * `503`). A throw or a rejection of its own is swallowed. The context names the request, for
+   * a log line that matches the access log's.
    * @default console.error
    */
   readonly onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
@@ -183,6 +185,34 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    * @default undefined
    */
   readonly cors?: Cors | undefined;
+  /**
+   * The path the routes are under: `'/api'` serves `/api/plants` and `/api/openapi.json`, and
+   * the document's server ends with it. Starts with `/`, no trailing slash, no query; `'/'` is
+   * the root. Where a framework mounts the store under a prefix (`plant-store/fastify`,
+   * `plant-store/express`), the prefix goes in front of it.
+   * @default the path of `publicUrl`, else '/'
+   */
+  readonly basePath?: string | undefined;
+  /**
+   * The URL clients reach the API at, such as `https://api.example.com/v1`: the OpenAPI
+   * document names it as its server, whoever fetched it. An absolute http(s) URL with no query;
+   * its path is also the base path unless `basePath` says otherwise (set `basePath: '/'` behind
+   * a proxy that strips the path).
+   * @default undefined (the origin the document was fetched from)
+   */
+  readonly publicUrl?: string | undefined;
+  /**
+   * Whether the document's server is the one the proxies in front say the client used:
+   * `Forwarded` (RFC 7239) or else `X-Forwarded-Proto` and `X-Forwarded-Host`. `true` trusts the
+   * entry the nearest proxy added; a number `n` the one `n` proxies away (a CDN in front of a
+   * load balancer is `2`). Turn it on only when clients can reach the server through the
+   * proxies alone: the headers are the client's to forge otherwise; and since `Forwarded` is
+   * read first when present, a proxy that sets only `X-Forwarded-*` should drop a client's
+   * `Forwarded`. Values that are no http(s) scheme or no plain host are ignored. `publicUrl`
+   * wins over it.
+   * @default false
+   */
+  readonly trustProxy?: boolean | number | undefined;
 }
 
 /**
@@ -197,8 +227,10 @@ export interface Cors {
 /** What `onError` learns beside the error: the request it happened in. */
 export interface ErrorContext {
   /**
-   * The request's `X-Request-Id`, when it has one: the client's, or the one a server such as
-   * `serve({ requestIds: true })` gave it.
+   * The request's `X-Request-Id`: the client's when it is 1-200 visible ASCII characters, or
+   * the one a server such as `serve({ requestIds: true })` gave it. Any other id a client sends
+   * is not handed on (`serve` makes one in its place; called directly, the store leaves this
+   * undefined), so a log line never carries control characters or kilobytes from a client.
    */
   readonly requestId?: string | undefined;
 }

@@ -6,7 +6,8 @@
  * postinstall). A JSON module rather than files beside the code, because reading a file needs
  * `node:fs`, and `plant-store/docs` also runs on Deno, Bun and workers.
  *
- * Runs from `prepare` (after `npm ci` on a clone) and `npm run build`; writes only on change.
+ * Runs from `npm test` (through `npm run typecheck`) and `npm run build`, never at install
+ * time (the published package has no install script); writes only on change.
  *
  * @module
  */

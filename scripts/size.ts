@@ -11,8 +11,11 @@
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-/** The core's budget, minified and gzipped: 8 KB. */
-const CORE_BUDGET_BYTES = 8 * 1024;
+/**
+ * The core's budget, minified and gzipped: 10 KB. A guard against a heavy dependency or a
+ * runaway feature, not a target to golf the code down to.
+ */
+const CORE_BUDGET_BYTES = 10 * 1024;
 
 /** One measured import: what a host writes, and for which platform esbuild bundles it. */
 interface Entry {
@@ -35,6 +38,11 @@ const entries: Entry[] = [
   {
     label: "plant-store/cors (all of './cors')",
     source: "export * from 'plant-store/cors';",
+    platform: 'neutral',
+  },
+  {
+    label: "plant-store/testing (all of './testing')",
+    source: "export * from 'plant-store/testing';",
     platform: 'neutral',
   },
   {

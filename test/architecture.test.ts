@@ -14,7 +14,18 @@ import { fileURLToPath } from 'node:url';
 
 const LIB = fileURLToPath(new URL('../lib/', import.meta.url));
 /** The files the `exports` map names, and the two public vocabularies beside them. */
-const ENTRIES = ['index.ts', 'node.ts', 'postgres.ts', 'jwt.ts', 'cors.ts', 'docs.ts', 'otel.ts'];
+const ENTRIES = [
+  'index.ts',
+  'node.ts',
+  'postgres.ts',
+  'jwt.ts',
+  'cors.ts',
+  'docs.ts',
+  'testing.ts',
+  'fastify.ts',
+  'express.ts',
+  'otel.ts',
+];
 const TOP_LEVEL = [...ENTRIES, 'errors.ts', 'types.ts'];
 /** Where `node:*` may be imported: the Node adapter and the standalone server. */
 const NODE_ONLY = ['node.ts', 'node/', 'cli/'];
@@ -81,7 +92,7 @@ describe('the layout of lib/', () => {
   it('resolves every relative import to a file of lib/', () => {
     for (const file of sources.keys()) {
       for (const target of importsOf(file).local) {
-        // A JSON module is data (the reference page's packed renderer, made by `npm ci`).
+        // A JSON module is data (the reference page's packed renderer, made by `npm run docs:assets`).
         const found = target.endsWith('.json')
           ? existsSync(join(LIB, target))
           : sources.has(target);

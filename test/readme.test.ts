@@ -54,7 +54,8 @@ function snippetsOf(document: string, text: string): Snippet[] {
 
 /**
  * The globals the Deno and Bun snippets use, as far as they use them: the project type-checks
- * with Node's types, and Deno's and Bun's own are not installed.
+ * with Node's types, and Deno's and Bun's own are not installed. Likewise the test functions
+ * of the runners the conformance kit's snippets register with.
  */
 const RUNTIME_GLOBALS = `
 type Handler = (request: Request) => Response | Promise<Response>;
@@ -65,6 +66,20 @@ declare namespace Deno {
 declare const Bun: {
   serve(options: { fetch: Handler; port?: number; hostname?: string }): { readonly url: URL };
 };
+type RegisteredTest = (name: string, fn: () => Promise<void>) => void;
+declare namespace Deno {
+  const test: RegisteredTest;
+}
+declare module 'bun:test' {
+  export const test: RegisteredTest;
+}
+declare module 'vitest' {
+  export function describe(name: string, body: () => void): void;
+  export const it: RegisteredTest;
+}
+declare module '@jest/globals' {
+  export const it: RegisteredTest;
+}
 `;
 
 /** The root tsconfig's options (its `paths` map plant-store to lib/), made stricter. */

@@ -4,17 +4,43 @@
  * dependency can serve and the server is not shutting down; `503` otherwise, with which check
  * failed) and `GET /metrics` (Prometheus text).
  *
+ * Readiness asks the dependencies at most once a second, however many probes arrive: a probe
+ * flood must not become a query flood on the pool the API serves from.
+ *
  * @module
  */
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { oneLine } from './fail.ts';
 import type { AdminSettings } from './operator-settings.ts';
 
-/** One readiness check: its name and whether the dependency can serve now. */
+/** What one readiness check found. */
+export interface ReadinessResult {
+  /** Whether the dependency can serve now. */
+  readonly ok: boolean;
+  /**
+   * What the operator should know (why not, or how fresh), shown under `details`: a short line,
+   * or the dependency's own state as an object (the JWKS keys' age and last fetch).
+   */
+  readonly detail?: string | Readonly<Record<string, unknown>> | undefined;
+}
+
+/** One readiness check: its name, and an async look at its dependency. */
 export interface ReadinessCheck {
+  /** The name `/readyz` reports it under, such as `storage` or `jwks`. */
   readonly name: string;
-  readonly ready: () => Promise<boolean>;
+  /** Looks at the dependency; a throw or a rejection counts as not ready. */
+  readonly ready: () => Promise<ReadinessResult>;
+}
+
+/** How long one look at the dependencies answers `/readyz`. */
+export const READY_CACHE_MS = 1_000;
+
+/** What `/readyz` answers with, but for the shutdown check. */
+interface Findings {
+  readonly checks: Record<string, boolean>;
+  readonly details: Record<string, ReadinessResult['detail']>;
 }
 
 /** What the admin listener serves. */
@@ -48,6 +74,7 @@ export function startAdminServer(
   settings: AdminSettings,
   sources: AdminSources,
 ): Promise<AdminHandle> {
+  const findings = cached(sources.checks);
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -58,9 +85,13 @@ export function startAdminServer(
     if (path === '/livez') {
       res.writeHead(200, JSON_TYPE).end(JSON.stringify({ status: 'ok' }));
     } else if (path === '/readyz') {
-      void readiness(sources).then(({ ready, checks }) => {
+      void findings().then((found) => {
+        // Read now, never cached: a stop signal turns /readyz 503 at once.
+        const checks = { shutdown: !sources.stopping(), ...found.checks };
+        const ready = Object.values(checks).every(Boolean);
+        const details = Object.keys(found.details).length === 0 ? {} : { details: found.details };
         res.writeHead(ready ? 200 : 503, JSON_TYPE);
-        res.end(JSON.stringify({ status: ready ? 'ready' : 'not ready', checks }));
+        res.end(JSON.stringify({ status: ready ? 'ready' : 'not ready', checks, ...details }));
       });
     } else if (path === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
@@ -88,15 +119,36 @@ export function startAdminServer(
   });
 }
 
-/** Every check's answer; a check that throws counts as not ready. */
-async function readiness(
-  sources: AdminSources,
-): Promise<{ ready: boolean; checks: Record<string, boolean> }> {
-  const checks: Record<string, boolean> = { shutdown: !sources.stopping() };
+/**
+ * The checks' findings, looked at again only when the last look started `READY_CACHE_MS` ago or
+ * more; probes that arrive meanwhile share it, even while it runs.
+ */
+function cached(checks: readonly ReadinessCheck[]): () => Promise<Findings> {
+  let last: { readonly at: number; readonly findings: Promise<Findings> } | undefined;
+  return () => {
+    const now = performance.now();
+    if (last === undefined || now - last.at >= READY_CACHE_MS) {
+      last = { at: now, findings: look(checks) };
+    }
+    return last.findings;
+  };
+}
+
+/** Every check's finding; a check that throws or rejects counts as not ready. */
+async function look(checks: readonly ReadinessCheck[]): Promise<Findings> {
+  const found: Findings = { checks: {}, details: {} };
   await Promise.all(
-    sources.checks.map(async ({ name, ready }) => {
-      checks[name] = await ready().catch(() => false);
+    checks.map(async ({ name, ready }) => {
+      let result: ReadinessResult;
+      try {
+        result = await ready();
+      } catch (error) {
+        result = { ok: false, detail: oneLine(error) };
+      }
+      const { ok, detail } = result;
+      found.checks[name] = ok;
+      if (detail !== undefined) found.details[name] = detail;
     }),
   );
-  return { ready: Object.values(checks).every(Boolean), checks };
+  return found;
 }

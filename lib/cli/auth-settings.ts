@@ -72,6 +72,11 @@ function parseJwt(env: SettingsEnv): Parsed<JwtAuthSettings> {
   if (!hasProtocol(jwksUrl, ['http:', 'https:'])) {
     return { error: 'PLANT_STORE_JWKS_URL must be an http or https URL' };
   }
+  const { username, password } = new URL(jwksUrl);
+  if (username !== '' || password !== '') {
+    // fetch refuses such a URL, with the password in its message: refused here, never echoed.
+    return { error: 'PLANT_STORE_JWKS_URL must not hold a user name or password' };
+  }
   const { PLANT_STORE_JWT_ISSUER: issuer, PLANT_STORE_JWT_AUDIENCE: audience } = env;
   if (issuer === undefined || audience === undefined) {
     return {

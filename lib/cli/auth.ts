@@ -1,20 +1,20 @@
 /**
  * The standalone server's verifier, as the auth settings ask: a fixed token list, one random
  * token (printed once), or JWT mode, where jose is loaded and the JWKS is fetched before anything
- * listens, so that a wrong URL or a key server away is found at start.
+ * listens, so that a wrong URL or a key server away is found at start. In JWT mode `/readyz`
+ * reports the keys as the verifier sees them.
  *
  * @module
  */
 
 import type { TokenVerifier } from '../index.ts';
 import { createStaticTokenVerifier } from '../index.ts';
-import type { JwtAlgorithm } from '../jwt.ts';
+import type { JwtAlgorithm, JwtVerifier } from '../jwt.ts';
+import type { ReadinessCheck } from './admin-server.ts';
 import type { AuthSettings } from './auth-settings.ts';
+import { redactUrl } from '../options/redact-url.ts';
 import { fail, oneLine } from './fail.ts';
 import { loadJwtVerifier } from './load-optional.ts';
-
-/** How long the JWKS may take to arrive at start. */
-const JWKS_START_TIMEOUT_MS = 5_000;
 
 /** The verifier, the token made for it (random-token mode) and what the start-up line says of it. */
 export interface VerifierChoice {
@@ -22,6 +22,8 @@ export interface VerifierChoice {
   readonly generatedToken?: string;
   /** The auth mode, for the start-up line: never a secret. */
   readonly mode: string;
+  /** In JWT mode, the JWKS readiness check: ready while the keys serve, with their state. */
+  readonly readiness?: ReadinessCheck;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
     return {
       verifier: createStaticTokenVerifier([token]),
       generatedToken: token,
-      mode: 'one random token, printed above',
+      mode: 'one random token, printed on stderr',
     };
   }
   let jwt: Awaited<ReturnType<typeof loadJwtVerifier>>;
@@ -54,7 +56,7 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
       `JWT mode needs the "jose" package, which cannot be loaded (install it: npm install jose): ${oneLine(error)}`,
     );
   }
-  let verifier: TokenVerifier;
+  let verifier: JwtVerifier;
   try {
     const { jwksUrl, issuer, audience } = auth;
     // Names from the environment: createJwtVerifier checks each at run time.
@@ -65,20 +67,20 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
     // HMAC and unknown algorithm names. Its TypeError says which.
     fail(2, `bad JWT settings: ${oneLine(error)}`);
   }
-  await fetchJwksAtStart(auth.jwksUrl);
-  return { verifier, mode: `JWT (keys from ${auth.jwksUrl}, issuer ${auth.issuer})` };
-}
-
-/** Fetches the JWKS once, so that a server that cannot verify any token never starts. */
-async function fetchJwksAtStart(url: string): Promise<void> {
-  let problem: string | undefined;
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(JWKS_START_TIMEOUT_MS) });
-    const body = response.ok ? ((await response.json()) as { keys?: unknown }) : undefined;
-    if (!response.ok) problem = `it answered ${response.status}`;
-    else if (!Array.isArray(body?.keys)) problem = 'it is not a JSON Web Key Set (no "keys")';
-  } catch (error) {
-    problem = oneLine(error);
-  }
-  if (problem !== undefined) fail(1, `cannot fetch the JWKS at ${url}: ${problem}`);
+  // Fetched through the verifier, so that a server that cannot verify any token never starts
+  // and the keys it serves with are the ones /readyz reports.
+  await verifier.reload().catch((error: unknown) => {
+    fail(1, `cannot fetch the JWKS at ${redactUrl(auth.jwksUrl)}: ${oneLine(error)}`);
+  });
+  return {
+    verifier,
+    mode: `JWT (keys from ${redactUrl(auth.jwksUrl)}, issuer ${auth.issuer})`,
+    readiness: {
+      name: 'jwks',
+      ready: async () => {
+        const status = verifier.status();
+        return { ok: status.ready, detail: { ...status } };
+      },
+    },
+  };
 }

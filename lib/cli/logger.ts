@@ -39,6 +39,30 @@ export interface LogOutput {
   write(text: string): unknown;
 }
 
+/**
+ * A stream (`process.stdout`) as the log's output, for a reader that may go away (`npm start |
+ * head -1`): once the stream fails (EPIPE), lines are dropped, `note` hears it once, and the
+ * server keeps serving, where the stream's unheard 'error' event would have stopped it.
+ *
+ * @param stream Where lines go while it can take them.
+ * @param note Hears, once, that lines are dropped from now on (stderr fits).
+ * @returns The output, for `createLogger` and the readiness line.
+ */
+export function droppingOutput(
+  stream: NodeJS.WritableStream & { readonly isTTY?: boolean | undefined },
+  note: (text: string) => void,
+): LogOutput {
+  let broken = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (broken) return;
+    broken = true;
+    note(
+      `plant-store: stdout is closed (${error.code ?? error.message}); log lines are dropped from now on\n`,
+    );
+  });
+  return { isTTY: stream.isTTY, write: (text) => broken || stream.write(text) };
+}
+
 const LEVELS = { info: 0, warn: 1, error: 2 } as const;
 /**
  * Lines are written in batches: at this many characters, or this long after the first line of

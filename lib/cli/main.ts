@@ -8,8 +8,9 @@
  * Settings come from the environment (`settings.ts`; `--help` lists them). Bad settings print
  * one line on stderr and exit 2 before anything listens; what cannot be loaded or reached at
  * start (`pg`, jose, the database, the JWKS) prints one line and exits 1. Ready, it prints
- * `plant-store listening on http://HOST:PORT` (and, when it generated the token,
- * `plant-store token: <token>` first).
+ * `plant-store listening on http://HOST:PORT` on stdout; a token it generated goes to stderr
+ * (`plant-store token: <token>`), so that stdout, which a log shipper may read, carries only
+ * log lines and that readiness line.
  *
  * @module
  */
@@ -22,7 +23,7 @@ import { type AdminHandle, type ReadinessCheck, startAdminServer } from './admin
 import { createVerifier } from './auth.ts';
 import { fail, oneLine } from './fail.ts';
 import { helpText, packageVersion } from './help.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, droppingOutput } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { parseSettings } from './settings.ts';
 import { onStopSignals } from './signals.ts';
@@ -46,7 +47,8 @@ if (argument !== undefined) fail(2, `unknown argument ${JSON.stringify(argument)
 const parsed = parseSettings(process.env);
 if (!parsed.ok) fail(2, parsed.error);
 const { settings } = parsed;
-const log = createLogger(settings.log, process.stdout);
+const stdout = droppingOutput(process.stdout, (note) => process.stderr.write(note));
+const log = createLogger(settings.log, stdout);
 
 let storage: Storage | undefined;
 let handle: ServeHandle | undefined;
@@ -102,6 +104,9 @@ const store = createPlantStore({
   cors: settings.cors === undefined ? undefined : createCors(settings.cors),
   maxBodyBytes: limits.maxBodyBytes,
   timeoutMs: limits.timeoutMs,
+  publicUrl: settings.location.publicUrl,
+  basePath: settings.location.basePath || '/',
+  trustProxy: settings.location.trustProxy,
 });
 
 try {
@@ -115,6 +120,7 @@ try {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
+    maxConnections: limits.maxConnections,
     requestIds: true,
     // A request is followed to its end only for what reads its record, the access log or the
     // metrics: with neither, it costs just its id (`npm run bench -- --servers
@@ -135,9 +141,7 @@ try {
 // The metrics exist exactly when the admin listener is asked for.
 if (settings.admin !== undefined && metrics !== undefined) {
   const checks: ReadinessCheck[] = [{ name: 'storage', ready: storage.ready }];
-  // In JWT mode the JWKS was fetched before anything listened (auth.ts), and jose keeps the
-  // keys it has through a later outage of the key server: from here on the verifier can serve.
-  if (settings.auth.kind === 'jwt') checks.push({ name: 'jwks', ready: async () => true });
+  if (auth.readiness !== undefined) checks.push(auth.readiness);
   try {
     admin = await startAdminServer(settings.admin, {
       checks,
@@ -149,8 +153,9 @@ if (settings.admin !== undefined && metrics !== undefined) {
   }
 }
 
+// On stderr: stdout goes to whatever ships the logs, and the token is a secret.
 if (auth.generatedToken !== undefined) {
-  process.stdout.write(`plant-store token: ${auth.generatedToken}\n`);
+  process.stderr.write(`plant-store token: ${auth.generatedToken}\n`);
 }
 log.info('started', {
   version: packageVersion(),
@@ -159,6 +164,9 @@ log.info('started', {
   auth: auth.mode,
   cors: settings.cors === undefined ? 'off' : settings.cors.origins,
   admin: admin?.url ?? 'off',
+  publicUrl: settings.location.publicUrl ?? 'off',
+  basePath: settings.location.basePath || '/',
+  trustProxy: settings.location.trustProxy,
   limits: {
     maxBodyBytes: limits.maxBodyBytes ?? 102_400,
     timeoutMs: limits.timeoutMs ?? 10_000,
@@ -169,4 +177,4 @@ if (settings.storage.kind === 'memory') {
   log.warn('plants are kept in memory and lost at exit: set DATABASE_URL to keep them');
 }
 log.flush();
-process.stdout.write(`plant-store listening on ${handle.url}\n`);
+stdout.write(`plant-store listening on ${handle.url}\n`);

@@ -27,6 +27,8 @@ export interface Limits {
   readonly pgPoolMax: number | undefined;
   /** `PLANT_STORE_MAX_PLANTS`: the most plants the memory store keeps. */
   readonly maxPlants: number | undefined;
+  /** `PLANT_STORE_MAX_CONNECTIONS`: the most connections open at once. */
+  readonly maxConnections: number | undefined;
 }
 
 /** How the server logs (`PLANT_STORE_LOG`). */
@@ -56,6 +58,9 @@ export const KNOWN_SETTINGS: readonly string[] = [
   'PLANT_STORE_JWT_AUDIENCE',
   'PLANT_STORE_JWT_ALGORITHMS',
   'PLANT_STORE_CORS_ORIGINS',
+  'PLANT_STORE_PUBLIC_URL',
+  'PLANT_STORE_BASE_PATH',
+  'PLANT_STORE_TRUST_PROXY',
   'PLANT_STORE_LOG',
   'PLANT_STORE_ADMIN_PORT',
   'PLANT_STORE_ADMIN_HOST',
@@ -66,6 +71,7 @@ export const KNOWN_SETTINGS: readonly string[] = [
   'PLANT_STORE_REQUEST_TIMEOUT_MS',
   'PLANT_STORE_PG_POOL_MAX',
   'PLANT_STORE_MAX_PLANTS',
+  'PLANT_STORE_MAX_CONNECTIONS',
 ];
 
 /** The largest timer `setTimeout` takes: 2^31 - 1 ms. */
@@ -88,11 +94,13 @@ export function parseLimits(env: SettingsEnv): Parsed<Limits> {
   const fields = {
     maxBodyBytes: read('PLANT_STORE_MAX_BODY_BYTES', undefined, 1, Number.MAX_SAFE_INTEGER),
     timeoutMs: read('PLANT_STORE_TIMEOUT_MS', undefined, 1),
-    keepAliveTimeoutMs: read('PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 0),
+    // Every timeout is at least 1 ms: node reads 0 as "never", which would turn a limit off.
+    keepAliveTimeoutMs: read('PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 1),
     headersTimeoutMs: read('PLANT_STORE_HEADERS_TIMEOUT_MS', undefined, 1),
-    requestTimeoutMs: read('PLANT_STORE_REQUEST_TIMEOUT_MS', undefined, 0),
+    requestTimeoutMs: read('PLANT_STORE_REQUEST_TIMEOUT_MS', undefined, 1),
     pgPoolMax: read('PLANT_STORE_PG_POOL_MAX', undefined, 1, 10_000),
     maxPlants: read('PLANT_STORE_MAX_PLANTS', undefined, 1, Number.MAX_SAFE_INTEGER),
+    maxConnections: read('PLANT_STORE_MAX_CONNECTIONS', undefined, 1, 1_000_000),
   };
   const values: Record<string, number | undefined> = {};
   for (const [field, parsed] of Object.entries(fields)) {
@@ -101,7 +109,7 @@ export function parseLimits(env: SettingsEnv): Parsed<Limits> {
   }
   const limits = values as unknown as Limits;
   const { headersTimeoutMs = 10_000, requestTimeoutMs = 30_000 } = limits;
-  if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) {
+  if (headersTimeoutMs > requestTimeoutMs) {
     return {
       error: 'PLANT_STORE_HEADERS_TIMEOUT_MS must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS',
     };

@@ -10,6 +10,7 @@
 import type { CorsOptions } from '../cors.ts';
 import { originProblem } from '../cors/allowed-origins.ts';
 import { type AuthSettings, parseAuth } from './auth-settings.ts';
+import { type LocationSettings, parseLocation } from './location-settings.ts';
 import {
   type AdminSettings,
   type Limits,
@@ -44,6 +45,8 @@ export interface Settings {
   readonly storage: StorageSettings;
   /** CORS (`PLANT_STORE_CORS_ORIGINS`): the allowed origins, or `undefined` for off. */
   readonly cors: CorsOptions | undefined;
+  /** Where the API lives (`PLANT_STORE_PUBLIC_URL`, `PLANT_STORE_TRUST_PROXY`). */
+  readonly location: LocationSettings;
   /** The limits (`PLANT_STORE_MAX_BODY_BYTES` and the rest). */
   readonly limits: Limits;
   /** How the server logs (`PLANT_STORE_LOG`). */
@@ -71,7 +74,8 @@ export const DEFAULT_HOST = '127.0.0.1';
  * `DATABASE_URL`, when set, must be a `postgres://` or `postgresql://` URL: storage is then
  * `postgres`, else `memory`. `PLANT_STORE_CORS_ORIGINS`, when set, is `*` or a comma-separated
  * list of exact origins (`https://app.example.com`) and subdomain patterns
- * (`https://*.example.com`); unset, CORS is off. The limits, the log and
+ * (`https://*.example.com`); unset, CORS is off. `PLANT_STORE_PUBLIC_URL` and
+ * `PLANT_STORE_TRUST_PROXY` are `location-settings.ts`'s. The limits, the log and
  * the admin listener are `operator-settings.ts`'s, and an unknown `PLANT_STORE_*` variable is an
  * error that suggests the nearest known name. A setting counts as set when it is present, even
  * empty. An error message names the setting and never echoes a token or a database URL (either
@@ -98,6 +102,8 @@ export function parseSettings(env: SettingsEnv): ParseSettingsResult {
   if ('error' in storage) return { ok: false, error: storage.error };
   const cors = parseCors(env.PLANT_STORE_CORS_ORIGINS);
   if ('error' in cors) return { ok: false, error: cors.error };
+  const location = parseLocation(env);
+  if ('error' in location) return { ok: false, error: location.error };
   const limits = parseLimits(env);
   if ('error' in limits) return { ok: false, error: limits.error };
   if (limits.value.maxPlants !== undefined && storage.value.kind !== 'memory') {
@@ -121,6 +127,7 @@ export function parseSettings(env: SettingsEnv): ParseSettingsResult {
       auth: auth.value,
       storage: storage.value,
       cors: cors.value,
+      location: location.value,
       limits: limits.value,
       log: log.value,
       admin: admin.value,

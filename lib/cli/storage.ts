@@ -8,6 +8,7 @@
 
 import type pg from 'pg';
 import type { PlantRepository } from '../index.ts';
+import type { ReadinessResult } from './admin-server.ts';
 import { createMemoryRepository } from '../index.ts';
 import { fail, oneLine } from './fail.ts';
 import { loadPostgres, type PostgresModules } from './load-optional.ts';
@@ -40,8 +41,8 @@ export interface Storage {
   readonly repository: PlantRepository;
   /** The pool, for metrics; `undefined` in memory. */
   readonly pool: pg.Pool | undefined;
-  /** Whether the store can serve now: the database answers. */
-  readonly ready: () => Promise<boolean>;
+  /** Whether the store can serve now: the database answers (with why not, when it does not). */
+  readonly ready: () => Promise<ReadinessResult>;
   /** Closes what it holds; a pool that will not end does not hold the exit. */
   readonly close: () => Promise<void>;
   /** What the start-up line says of it: never the URL's password. */
@@ -58,7 +59,7 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
     return {
       repository: createMemoryRepository({ maxPlants }),
       pool: undefined,
-      ready: async () => true,
+      ready: async () => ({ ok: true }),
       close: async () => {},
       description: maxPlants === undefined ? 'memory' : `memory (at most ${maxPlants} plants)`,
     };
@@ -97,8 +98,8 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
       pool
         .query({ text: 'SELECT 1', query_timeout: READY_QUERY_TIMEOUT_MS } as pg.QueryConfig)
         .then(
-          () => true,
-          () => false,
+          () => ({ ok: true }),
+          (error: unknown) => ({ ok: false, detail: oneLine(error) }),
         ),
     close: () => withTimeout(pool.end(), POOL_END_TIMEOUT_MS),
     description: `PostgreSQL (${where.hostname}${where.port === '' ? '' : `:${where.port}`}${where.pathname})`,

@@ -6,6 +6,7 @@
  */
 
 import type { PlainRequest, Reply } from '../operation/plain-request.ts';
+import { usableRequestId } from '../operation/request-id.ts';
 import type { TokenRejectionReason } from '../types.ts';
 import { createTracer, repositoryTracer, type Tracer, verifierTracer } from './channels.ts';
 import type {
@@ -40,9 +41,9 @@ export class CreateTrace {
 
   private constructor(input: PlainRequest) {
     this.#message = {
-      requestId: input.requestId(),
+      requestId: usableRequestId(input.requestId()),
       method: input.method,
-      path: input.path(),
+      path: input.path,
       traceparent: input.header('traceparent') ?? undefined,
       tracestate: input.header('tracestate') ?? undefined,
     };

@@ -57,6 +57,17 @@ export function isDocsFile(name: string): boolean {
 export function createDocsHandler(
   options: CreateDocsHandlerOptions = {},
 ): (request: Request) => Promise<Response> {
+  return docsHandler(options, undefined);
+}
+
+/**
+ * `createDocsHandler`, with the origin of the API the page calls when it is not the page's own
+ * (a store's `publicUrl`): the page's Content-Security-Policy lets it be called too.
+ */
+export function docsHandler(
+  options: CreateDocsHandlerOptions,
+  apiOrigin: string | undefined,
+): (request: Request) => Promise<Response> {
   const {
     path = DEFAULT_DOCS_PATH,
     documentUrl = DEFAULT_DOCUMENT_URL,
@@ -68,7 +79,7 @@ export function createDocsHandler(
   const page = docsPage(path, documentUrl, title);
   const pageHeaders = {
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': contentSecurityPolicy(documentUrl),
+    'content-security-policy': contentSecurityPolicy(documentUrl, apiOrigin),
     'cache-control': 'no-cache',
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',

@@ -72,10 +72,15 @@ export function docsPage(path: string, documentUrl: string, title: string): stri
  * or call a server it was not pointed at. Swagger UI sets inline styles and data: images.
  *
  * @param documentUrl The OpenAPI document's URL, relative or absolute.
+ * @param apiOrigin The origin of the API the document names, when it is fixed (a store's
+ *   `publicUrl`): "Try it out" calls it even when the page is reached at another origin.
  * @returns The header's value.
  */
-export function contentSecurityPolicy(documentUrl: string): string {
-  const elsewhere = /^https?:\/\//i.test(documentUrl) ? ` ${new URL(documentUrl).origin}` : '';
+export function contentSecurityPolicy(documentUrl: string, apiOrigin?: string): string {
+  const origins = new Set<string>();
+  if (/^https?:\/\//i.test(documentUrl)) origins.add(new URL(documentUrl).origin);
+  if (apiOrigin !== undefined) origins.add(apiOrigin);
+  const elsewhere = [...origins].map((origin) => ` ${origin}`).join('');
   return [
     "default-src 'self'",
     "script-src 'self'",

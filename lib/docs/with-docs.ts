@@ -6,24 +6,23 @@
  */
 
 import { checkOptionNames } from '../options/check-option-names.ts';
+import { locationOf } from '../store/mount.ts';
 import { attachPlainHandler, plainHandlerOf } from '../store/plain-handler.ts';
 import { pathOf } from '../store/url-path.ts';
-import {
-  createDocsHandler,
-  DEFAULT_DOCS_PATH,
-  DOCS_OPTIONS,
-  isDocsFile,
-} from './create-docs-handler.ts';
+import { DOCS_OPTIONS, docsHandler, isDocsFile } from './create-docs-handler.ts';
 import type { CreateDocsHandlerOptions, FetchHandler } from './types.ts';
 
 /**
  * Puts the interactive API reference in front of a fetch handler: `GET <path>`, `<path>/` and
  * the page's files below it go to `createDocsHandler(options)`, everything else to `fetch`.
- * When `fetch` is a plant store's, `plant-store/node` still answers the store's `/plants`
+ * When `fetch` is a plant store's, the page follows its `basePath` (by default at
+ * `<basePath>/docs`, rendering `<basePath>/openapi.json`), its Content-Security-Policy lets it
+ * call the store's `publicUrl`, and `plant-store/node` still answers the store's `/plants`
  * without building a `Request` (its fast path), as it does for the bare store.
  *
  * @param fetch The handler behind the page, such as `store.fetch`.
- * @param options The page's options (see `createDocsHandler`).
+ * @param options The page's options (see `createDocsHandler`); `path` and `documentUrl` default
+ *   to the store's base path followed by `/docs` and `/openapi.json`.
  * @returns The combined handler.
  * @throws {TypeError} When `fetch` is not a function, or an option is malformed or its name
  *   unknown.
@@ -42,8 +41,11 @@ export function withDocs(
 ): (request: Request) => Promise<Response> {
   if (typeof fetch !== 'function') throw new TypeError('withDocs needs a fetch handler function');
   checkOptionNames('withDocs', options, DOCS_OPTIONS);
-  const docs = createDocsHandler(options);
-  const path = options?.path ?? DEFAULT_DOCS_PATH;
+  const store = locationOf(fetch);
+  const base = store?.basePath ?? '';
+  const path = options?.path ?? `${base}/docs`;
+  const documentUrl = options?.documentUrl ?? `${base}/openapi.json`;
+  const docs = docsHandler({ ...options, path, documentUrl }, store?.publicOrigin);
   const below = `${path}/`;
   const combined = async (request: Request): Promise<Response> => {
     const pathname = pathOf(request.url);

@@ -2,8 +2,8 @@
  * What a socket remembers between the requests on it, so that a parser error never costs an
  * executed request its response (RFC 9112 section 9.6): the response it still owes, the request
  * whose body may still be arriving, and whether the last response said the connection closes.
- * Kept as properties on the socket rather than `WeakMap` entries: setting and clearing one costs
- * a store, where the map hashed the socket on every request.
+ * Kept as properties on the socket rather than `WeakMap` entries, which are dearer to set and
+ * clear on every request.
  *
  * @module
  */
@@ -45,9 +45,8 @@ export function requestArrived(req: IncomingMessage, res: ServerResponse): void 
 /**
  * Forgets `res` as owed once its every byte was handed to the socket (`end` called on an
  * assigned socket), and remembers whether it said the connection closes. A pipelined response
- * still waiting for its turn has no socket yet and stays. Forgetting promptly matters for speed
- * too: a response kept until the next request on its socket survives a young-generation GC
- * with everything it references.
+ * still waiting for its turn has no socket yet and stays. Forgetting promptly also lets the
+ * response and all it references be collected with its request.
  */
 export function handedOver(res: ServerResponse): void {
   const socket = res.socket as ConnectionSocket | null;

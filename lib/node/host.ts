@@ -1,5 +1,5 @@
 /**
- * The `Host` header's check, shared by both of the listener's paths.
+ * The `Host` header's check, which `node-request.ts` makes once per request.
  *
  * @module
  */

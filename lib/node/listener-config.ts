@@ -6,6 +6,7 @@
  */
 
 import type { ServerResponse } from 'node:http';
+import { callHook } from '../options/call-hook.ts';
 
 /** The default of `maxDrainBytes`: 1 MiB. */
 export const DEFAULT_MAX_DRAIN_BYTES = 1_048_576;
@@ -22,24 +23,26 @@ export interface ListenerConfig {
   readonly drainTimeout: number;
 }
 
-/** A non-negative integer option, or its default when unset; anything else is a `TypeError`. */
-export function count(value: number | undefined, fallback: number, name: string): number {
+/**
+ * An integer option of at least `min`, or its default when unset; anything else is a
+ * `TypeError`. Timeouts take `min` 1: to node, `0` means "never", which turns a protection off.
+ */
+export function count(
+  value: number | undefined,
+  fallback: number,
+  name: string,
+  min: 0 | 1 = 0,
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`${name} must be a non-negative integer`);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(`${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer`);
   }
   return value;
 }
 
-/** Tells `onError` about an error; an `onError` that throws or rejects is ignored. */
+/** Tells `onError` about an error; an `onError` that throws or rejects is reported to stderr. */
 export function report(onError: (error: unknown) => void, error: unknown): void {
-  try {
-    // An async onError type-checks too: its rejection must not become an unhandled one.
-    const pending: unknown = onError(error);
-    if (pending instanceof Promise) pending.catch(noop);
-  } catch {
-    // onError must not throw; if it does, there is nowhere left to report to.
-  }
+  callHook(onError, error);
 }
 
 /** The default `onError`: the error on stderr. */

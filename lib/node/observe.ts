@@ -8,6 +8,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorReply } from '../errors.ts';
+import { guardHook } from '../options/call-hook.ts';
 import { assignedRequestId, assignRequestId, newRequestId } from './request-id.ts';
 import type { RequestRecord, ServeOptions } from './types.ts';
 
@@ -29,8 +30,14 @@ export interface Observer {
   readonly onRequestEnd: ((record: RequestRecord) => void) | undefined;
 }
 
-/** The observer `serve`'s options ask for, or `undefined` when they ask for none. */
-export function observerOf(options: ServeOptions): Observer | undefined {
+/**
+ * The observer `serve`'s options ask for, or `undefined` when they ask for none. Its hooks are
+ * guarded: a throw or a rejection goes to `onError`, never to the process.
+ */
+export function observerOf(
+  options: ServeOptions,
+  onError: (error: unknown) => void,
+): Observer | undefined {
   const { requestIds = false, onRequestStart, onRequestEnd } = options;
   if (typeof requestIds !== 'boolean') throw new TypeError('requestIds must be a boolean');
   for (const [name, hook] of [
@@ -42,7 +49,11 @@ export function observerOf(options: ServeOptions): Observer | undefined {
     }
   }
   if (!requestIds && onRequestStart === undefined && onRequestEnd === undefined) return undefined;
-  return { requestIds, onRequestStart, onRequestEnd };
+  return {
+    requestIds,
+    onRequestStart: onRequestStart && guardHook<void>(onRequestStart, onError),
+    onRequestEnd: onRequestEnd && guardHook(onRequestEnd, onError),
+  };
 }
 
 /** The path of a request target, without its query. */

@@ -1,6 +1,6 @@
 /**
  * The request body of an `IncomingMessage`, read the three ways the listener needs: whole and
- * capped for the plant store's fast path, as a web `ReadableStream` for a native `Request`, and
+ * capped for a plant store's route, as a web `ReadableStream` for a native `Request`, and
  * drained (capped) after a response that left it unread, so the connection can serve on.
  *
  * @module
@@ -22,7 +22,7 @@ export function wasRead(req: IncomingMessage): boolean {
   return req.readableEnded || req.readableDidRead;
 }
 
-/** What the generic path knows of the body stream it handed the handler. */
+/** What the listener knows of the body stream it handed a handler in a native `Request`. */
 export interface BodyState {
   /** The response, which may owe a `100 Continue` once the body is first read. */
   readonly res: ServerResponse;

@@ -8,10 +8,9 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isUsableRequestId } from '../operation/request-id.ts';
 
 const REQUEST_ID: unique symbol = Symbol('plant-store.request-id');
-/** 1-200 visible ASCII characters: what a log line and a header can carry as they are. */
-const USABLE_ID = /^[\x21-\x7e]{1,200}$/;
 
 interface IdentifiedRequest {
   [REQUEST_ID]?: string;
@@ -22,8 +21,8 @@ function sentRequestId(req: IncomingMessage): string | undefined {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const field = raw[i] as string;
-    // Only a name of the right length and first letter is lower-cased: lower-casing every
-    // `Content-Type` cost about 800 instructions a request (`bench/tools/server-instructions.ts`).
+    // Only a name of the right length and first letter is lower-cased, so `Content-Type`,
+    // which shares the length, is not.
     if (
       field.length === 12 &&
       (field.charCodeAt(0) | 32) === 120 /* x */ &&
@@ -42,7 +41,7 @@ function sentRequestId(req: IncomingMessage): string | undefined {
  */
 export function assignRequestId(req: IncomingMessage): string {
   const sent = sentRequestId(req);
-  const id = sent !== undefined && USABLE_ID.test(sent) ? sent : newRequestId();
+  const id = sent !== undefined && isUsableRequestId(sent) ? sent : newRequestId();
   (req as IdentifiedRequest)[REQUEST_ID] = id;
   return id;
 }
@@ -67,15 +66,11 @@ const lastId = Array.from(`${PROCESS_PREFIX}0`, (char) => char.charCodeAt(0));
 
 /**
  * A new id (`3f9a0c71e2b4-2a`): this process's prefix, then a counter, as Fastify's and chi's
- * request ids are made. A UUID per request cost the standalone server 2.5% of its instructions
- * per create (bench/RESULTS.md), and an id needs to be unique, not unguessable.
+ * request ids are made: an id needs to be unique, not unguessable, and a UUID costs more.
  *
  * The counter is hexadecimal, counted up in the id's own character codes, and the id is made
- * from them in one piece. Both are for node's header check, which runs a regular expression on
- * every header value: on the prefix joined to the counter's text (two strings V8 keeps as a pair
- * until something reads them) it ran through a runtime call, about 1,300 instructions a response
- * (bench/RESULTS.md, "the request id's runtime call"). A decimal counter's text would also
- * outlive its request in V8's number-string cache.
+ * from them in one piece, a flat string, because node checks every header value it sends with a
+ * regular expression, which a string joined from two parts makes slower.
  */
 export function newRequestId(): string {
   countUp(lastId, PROCESS_PREFIX.length);

@@ -1,25 +1,18 @@
 /**
- * The generic path: any fetch handler, answered through a native `Request` and `Response`, with
- * `request.signal` aborted when the client leaves before the response is finished.
+ * A handler that is no plant store's route, answered through a native `Request` and `Response`,
+ * with `request.signal` aborted when the client leaves before the response is finished.
  *
  * @module
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply } from '../errors.ts';
-import { plainHandlerOf } from '../store/plain-handler.ts';
 import { isTakenOver } from './connection.ts';
 import { type ListenerConfig, report } from './listener-config.ts';
-import { pathOf } from './plain-path.ts';
-import { toRequest } from './request.ts';
-import { type BodyState, drainRequest, keepAliveOrClose } from './request-body.ts';
+import type { NodeRequest } from './node-request.ts';
+import { type BodyState, drainRequest } from './request-body.ts';
 import { sendReply, sendResponse } from './send.ts';
 import type { FetchHandler } from './types.ts';
-
-/**
- * The methods the fetch standard forbids in a `Request` (https://fetch.spec.whatwg.org/#forbidden-method).
- */
-const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /**
  * Answers one request through `handler`: builds the `Request`, awaits the `Response` (a handler
@@ -28,20 +21,11 @@ const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE'
  */
 export async function respond(
   handler: FetchHandler,
+  request: NodeRequest,
   req: IncomingMessage,
   res: ServerResponse,
   config: ListenerConfig,
 ): Promise<void> {
-  const method = req.method ?? 'GET';
-  if (UNREPRESENTABLE_METHODS.has(method)) {
-    // No Request can carry it: a plant store routes it like any other method, others refuse it.
-    const refusal =
-      plainHandlerOf(handler)?.refuse(pathOf(req.url)) ??
-      errorReply('ERR_NOT_IMPLEMENTED', `the method ${method} is not implemented`);
-    keepAliveOrClose(req, res, config, refusal.status);
-    sendReply(res, refusal);
-    return;
-  }
   const controller = new AbortController();
   const body: BodyState = { res, onData: undefined };
   // One listener for both ends of the exchange: the connection closed before the response was
@@ -51,20 +35,17 @@ export async function respond(
     else if (!req.complete && res.shouldKeepAlive) drainRequest(req, body, config);
   });
 
-  const request = toRequest(req, controller.signal, body);
-  if (!(request instanceof Request)) {
+  const native = request.toRequest(controller.signal, body);
+  if (!(native instanceof Request)) {
     // A client that sends a request fetch cannot represent is not worth keeping.
     res.shouldKeepAlive = false;
-    sendReply(res, request);
+    sendReply(res, native);
     return;
   }
-  // Node reads nothing more on a connection after a request that asks for an upgrade: it is
-  // answered, then closed, so no later request waits unanswered on it.
-  if (request.headers.has('upgrade')) res.shouldKeepAlive = false;
 
   let response: Response;
   try {
-    response = await handler(request);
+    response = await handler(native);
     if (!(response instanceof Response)) {
       throw new TypeError('the fetch handler did not return a Response');
     }

@@ -14,9 +14,35 @@ import { rejectClient, writeRawReply } from './client-error.ts';
 import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
 import { count, defaultOnError, report } from './listener-config.ts';
 import { observeRawReply, observeRequest, observerOf } from './observe.ts';
-import { pathOf } from './plain-path.ts';
-import { toNodeListener } from './to-node-listener.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
+import { targetPath } from './node-request.ts';
+import { LISTENER_OPTIONS, toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
+
+/** Every option `serve` takes: its own, then the listener's. */
+const SERVE_OPTIONS = [
+  'fetch',
+  'port',
+  'host',
+  'headersTimeout',
+  'requestTimeout',
+  'keepAliveTimeout',
+  'maxHeaderSize',
+  'connectionsCheckingInterval',
+  'shutdownTimeout',
+  'maxConnections',
+  'requestIds',
+  'onRequestStart',
+  'onRequestEnd',
+  ...LISTENER_OPTIONS,
+];
+
+/**
+ * The default `maxConnections`. Each open connection holds a file descriptor and memory, and a
+ * slow client may hold one until `headersTimeout`: a cap keeps a flood of connections from
+ * exhausting either, while leaving room for far more clients than a load balancer's pool holds.
+ */
+const DEFAULT_MAX_CONNECTIONS = 4096;
 
 /** How often `close()` looks for connections that became idle. */
 const SHUTDOWN_SWEEP_INTERVAL = 50;
@@ -32,7 +58,8 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
  * @param options The handler, the address and the limits; every limit has a safe default.
  * @returns A promise of the running server's handle; it rejects when the server cannot listen
  *   (the port taken, say).
- * @throws {TypeError} When an option is out of range (synchronously, before anything listens).
+ * @throws {TypeError} When an option is out of range or its name is unknown (synchronously,
+ *   before anything listens; the nearest known name is suggested).
  * @example
  * ```ts
  * import { serve } from 'plant-store/node';
@@ -43,26 +70,39 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
  * ```
  */
 export function serve(options: ServeOptions): Promise<ServeHandle> {
+  checkOptionNames('serve', options, SERVE_OPTIONS);
   const port = count(options.port, 3000, 'port');
   if (port > 65535) throw new TypeError('port must be an integer in 0-65535');
   const host = options.host ?? '127.0.0.1';
   if (typeof host !== 'string' || host === '') {
     throw new TypeError('host must be a non-empty string');
   }
-  const headersTimeout = count(options.headersTimeout, 10_000, 'headersTimeout');
-  const requestTimeout = count(options.requestTimeout, 30_000, 'requestTimeout');
-  if (requestTimeout > 0 && headersTimeout > requestTimeout) {
+  const headersTimeout = count(options.headersTimeout, 10_000, 'headersTimeout', 1);
+  const requestTimeout = count(options.requestTimeout, 30_000, 'requestTimeout', 1);
+  if (headersTimeout > requestTimeout) {
     throw new TypeError('headersTimeout must not exceed requestTimeout');
   }
-  const keepAliveTimeout = count(options.keepAliveTimeout, 5000, 'keepAliveTimeout');
+  const keepAliveTimeout = count(options.keepAliveTimeout, 5000, 'keepAliveTimeout', 1);
   const maxHeaderSize = count(options.maxHeaderSize, 16_384, 'maxHeaderSize');
   const connectionsCheckingInterval = count(
     options.connectionsCheckingInterval,
     1000,
     'connectionsCheckingInterval',
+    1,
   );
   const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
-  const listener = toNodeListener(options.fetch, options);
+  const maxConnections = count(
+    options.maxConnections,
+    DEFAULT_MAX_CONNECTIONS,
+    'maxConnections',
+    1,
+  );
+  const { onError: hostOnError, maxDrainBytes, drainTimeout } = options;
+  const listener = toNodeListener(options.fetch, {
+    onError: hostOnError,
+    maxDrainBytes,
+    drainTimeout,
+  });
   const onError = options.onError ?? defaultOnError;
 
   let closing = false;
@@ -80,7 +120,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     if (closing) res.shouldKeepAlive = false;
     listener(req, res);
   };
-  const observer = observerOf(options);
+  const observer = observerOf(options, onError);
   const server = createServer(
     {
       headersTimeout,
@@ -110,7 +150,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   const plain = plainHandlerOf(options.fetch);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const reply =
-      plain?.refuse(pathOf(req.url)) ??
+      plain?.refuse(targetPath(req.url)) ??
       errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented');
     writeRawReply(
       socket,
@@ -118,6 +158,8 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     );
   });
   server.keepAliveTimeout = keepAliveTimeout;
+  // Past it, node closes each new connection as soon as it is accepted; open ones are served.
+  server.maxConnections = maxConnections;
   // A client that half-closes right after its request (shutdown(SHUT_WR)) still gets the
   // response: node then closes after it, where by default it would drop it unsent. Node reads
   // this property of the server (`httpAllowHalfOpen`) when a client's end arrives.

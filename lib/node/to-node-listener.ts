@@ -1,11 +1,15 @@
 /**
- * `toNodeListener`: any fetch handler as a `node:http` request listener. A plant store's own
- * routes take the fast path (`plain-path.ts`); everything else the generic one (`respond.ts`).
+ * `toNodeListener`: any fetch handler as a `node:http` request listener, on one road: each
+ * request is read once (`node-request.ts`), checked once, then answered by the plant store's
+ * route on plain values or by the handler through a native `Request` (`respond.ts`).
  *
  * @module
  */
 
-import { plainHandlerOf } from '../store/plain-handler.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorReply } from '../errors.ts';
+import type { Reply } from '../operation/plain-request.ts';
+import { type PlainHandler, plainHandlerOf } from '../store/plain-handler.ts';
 import {
   count,
   DEFAULT_DRAIN_TIMEOUT,
@@ -14,10 +18,21 @@ import {
   type ListenerConfig,
   lastResort,
 } from './listener-config.ts';
+import { checkOptionNames } from '../options/check-option-names.ts';
 import { handedOver } from './connection.ts';
-import { answerPlain, pathOf } from './plain-path.ts';
+import { NodeRequest } from './node-request.ts';
+import { drainRequest, keepAliveOrClose } from './request-body.ts';
 import { respond } from './respond.ts';
+import { sendReply } from './send.ts';
 import type { FetchHandler, NodeListener, ToNodeListenerOptions } from './types.ts';
+
+/** Every option `toNodeListener` takes. */
+export const LISTENER_OPTIONS = ['onError', 'maxDrainBytes', 'drainTimeout'] as const;
+
+/**
+ * The methods the fetch standard forbids in a `Request` (https://fetch.spec.whatwg.org/#forbidden-method).
+ */
+const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /**
  * Turns a fetch handler into a `node:http` request listener.
@@ -35,13 +50,18 @@ import type { FetchHandler, NodeListener, ToNodeListenerOptions } from './types.
  * handler left unread is drained within `maxDrainBytes` and `drainTimeout`, else the connection
  * is closed.
  *
+ * Handed a plant store's `fetch` or `handleCreatePlant` (or `withDocs` of one), the listener
+ * answers the store's operation on plain values, with no `Request` or `Response` made: the
+ * answers are the same, only cheaper.
+ *
  * The listener uses `req.url` as the path, so under Express it sees the path below its mount
  * point. Server limits (timeouts, header size) belong to the server: see `serve`.
  *
  * @param handler The handler that answers every request.
  * @param options The error callback and the drain limits.
  * @returns A listener for `http.createServer(listener)` or `app.use(listener)`.
- * @throws {TypeError} When `handler` is not a function or an option is not a non-negative integer.
+ * @throws {TypeError} When `handler` is not a function, an option is not a non-negative integer,
+ *   or an option's name is unknown (the nearest known one is named).
  * @example
  * ```ts
  * import { createServer } from 'node:http';
@@ -58,6 +78,7 @@ export function toNodeListener(
   if (typeof handler !== 'function') {
     throw new TypeError('toNodeListener needs a fetch handler function');
   }
+  checkOptionNames('toNodeListener', options, LISTENER_OPTIONS);
   const onError = options.onError ?? defaultOnError;
   if (typeof onError !== 'function') throw new TypeError('onError must be a function');
   const config: ListenerConfig = {
@@ -65,24 +86,73 @@ export function toNodeListener(
     maxDrainBytes: count(options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES, 'maxDrainBytes'),
     drainTimeout: count(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
   };
-  // A plant store's own routes are answered on plain values: no Request, no Response.
+  // A plant store's own routes read the adapter's request as it is and answer plain replies.
   const plain = plainHandlerOf(handler);
   return (req, res) => {
-    if (plain !== undefined) {
-      const path = pathOf(req.url);
-      if (path !== undefined && (plain.path === undefined || plain.path === path)) {
-        try {
-          answerPlain(plain, req, res, config);
-        } catch (error) {
-          lastResort(config, res, error);
-        }
-        return;
+    const request = new NodeRequest(req, res);
+    // Node reads nothing more on a connection after a request that asks for an upgrade: it is
+    // answered, then closed, so no later request waits unanswered on it.
+    if (request.upgrade) res.shouldKeepAlive = false;
+    const problem = request.problem;
+    if (problem !== undefined) {
+      // Answered before anything reads the body, which the server may not know how to find the
+      // end of: the connection closes after it.
+      res.shouldKeepAlive = false;
+      sendReply(res, problem);
+      handedOver(res);
+      return;
+    }
+    const path = request.path;
+    if (
+      plain !== undefined &&
+      path !== undefined &&
+      (plain.path === undefined || plain.path === path)
+    ) {
+      try {
+        plain.handle(request, (reply) => answer(req, res, config, reply));
+      } catch (error) {
+        lastResort(config, res, error);
       }
+      return;
+    }
+    if (UNREPRESENTABLE_METHODS.has(request.method)) {
+      answer(req, res, config, refusal(plain, request));
+      return;
     }
     // `respond` catches what it can; this catch is the last guard against an unhandled rejection.
-    respond(handler, req, res, config).then(
+    respond(handler, request, req, res, config).then(
       () => handedOver(res),
       (error) => lastResort(config, res, error),
     );
   };
+}
+
+/**
+ * The answer to a method no `Request` can carry: a plant store routes it like any other method
+ * it does not take; any other handler cannot be handed it.
+ */
+function refusal(plain: PlainHandler | undefined, request: NodeRequest): Reply {
+  return (
+    plain?.refuse(request.path) ??
+    errorReply('ERR_NOT_IMPLEMENTED', `the method ${request.method} is not implemented`)
+  );
+}
+
+/** Sends a plain reply; a request body left unread is drained after it, or the connection closes. */
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: ListenerConfig,
+  reply: Reply,
+): void {
+  try {
+    const drain = keepAliveOrClose(req, res, config, reply.status);
+    if (!res.destroyed) {
+      sendReply(res, reply);
+      handedOver(res);
+    }
+    if (drain) drainRequest(req, undefined, config);
+  } catch (error) {
+    lastResort(config, res, error);
+  }
 }

@@ -23,7 +23,7 @@ export interface ToNodeListenerOptions {
   /**
    * The callback that hears about a handler that threw (or returned something other than a
    * `Response`) and about a response body that failed while streaming. A client that went away
-   * is not reported. It must not throw.
+   * is not reported. One that throws or rejects is written to stderr, never to the process.
    * @default console.error
    */
   readonly onError?: ((error: unknown) => void) | undefined;
@@ -59,20 +59,20 @@ export interface ServeOptions extends ToNodeListenerOptions {
   readonly host?: string | undefined;
   /**
    * The time, in milliseconds, a client has to send the request headers; a slower client
-   * (slowloris) is disconnected. See
+   * (slowloris) is disconnected. At least 1 (node reads `0` as "never"). See
    * [`server.headersTimeout`](https://nodejs.org/api/http.html#serverheaderstimeout).
    * @default 10000
    */
   readonly headersTimeout?: number | undefined;
   /**
-   * The time, in milliseconds, a client has to send the whole request, body included; `0`
-   * turns the limit off. At least `headersTimeout`. See
+   * The time, in milliseconds, a client has to send the whole request, body included. At least
+   * `headersTimeout` (so never `0`, which node reads as "never"). See
    * [`server.requestTimeout`](https://nodejs.org/api/http.html#serverrequesttimeout).
    * @default 30000
    */
   readonly requestTimeout?: number | undefined;
   /**
-   * The time, in milliseconds, an idle keep-alive connection stays open. See
+   * The time, in milliseconds, an idle keep-alive connection stays open; at least 1. See
    * [`server.keepAliveTimeout`](https://nodejs.org/api/http.html#serverkeepalivetimeout).
    * @default 5000
    */
@@ -84,7 +84,7 @@ export interface ServeOptions extends ToNodeListenerOptions {
   readonly maxHeaderSize?: number | undefined;
   /**
    * How often, in milliseconds, the server checks `headersTimeout` and `requestTimeout`; a
-   * timeout fires up to this much late.
+   * timeout fires up to this much late. At least 1.
    * @default 1000
    */
   readonly connectionsCheckingInterval?: number | undefined;
@@ -95,6 +95,14 @@ export interface ServeOptions extends ToNodeListenerOptions {
    */
   readonly shutdownTimeout?: number | undefined;
   /**
+   * The most connections open at once; past it a new connection is closed as soon as it is
+   * accepted, unanswered, while the open ones are served. Each connection holds a file
+   * descriptor and memory: the cap keeps a flood of them from exhausting either. See
+   * [`server.maxConnections`](https://nodejs.org/api/net.html#servermaxconnections).
+   * @default 4096
+   */
+  readonly maxConnections?: number | undefined;
+  /**
    * Gives every request an `X-Request-Id`: the client's when it is 1-200 visible ASCII
    * characters, else a new one (`3f9a0c71e2b4-2a`: a random prefix per process, then a
    * hexadecimal counter). It is sent back on every response (and on the answers to requests the
@@ -103,11 +111,14 @@ export interface ServeOptions extends ToNodeListenerOptions {
    * @default false
    */
   readonly requestIds?: boolean | undefined;
-  /** Called as each request arrives (for a count of requests in flight). */
+  /**
+   * Called as each request arrives (for a count of requests in flight). A throw or a rejection
+   * goes to `onError`; the request is still answered.
+   */
   readonly onRequestStart?: (() => void) | undefined;
   /**
    * Called once per request when it is over, answered or not: for an access log and metrics.
-   * It must not throw.
+   * A throw or a rejection goes to `onError`, never to the process.
    */
   readonly onRequestEnd?: ((record: RequestRecord) => void) | undefined;
 }

@@ -180,22 +180,23 @@ export const openApiDocument = {
 } as const;
 
 /**
- * The OpenAPI document as `fetch` serves it: JSON whose one server is `origin`, the origin the
- * document was fetched from, so that a reference page's "try it" and a client generated from
- * the served document call this very server (a generator given a relative server URL makes a
- * client that cannot run outside a browser).
+ * The OpenAPI document as `fetch` serves it: JSON whose one server is `server`, the origin the
+ * document was fetched from (followed by the store's base path), or the store's public URL, so
+ * that a reference page's "try it" and a client generated from the served document call this
+ * very server (a generator given a relative server URL makes a client that cannot run outside a
+ * browser). The paths stay relative to it (`/plants`).
  *
- * @param origin The request's origin, such as `http://127.0.0.1:3000`.
+ * @param server The server's URL, such as `http://127.0.0.1:3000` or `https://example.com/api`.
  * @returns The document's JSON text.
  * @example
  * ```ts
  * JSON.parse(openApiJsonFor('http://127.0.0.1:3000')).servers[0].url; // 'http://127.0.0.1:3000'
  * ```
  */
-export function openApiJsonFor(origin: string): string {
+export function openApiJsonFor(server: string): string {
   // Made for each request: a reference page or a client generator asks for it now and then.
   return JSON.stringify({
     ...openApiDocument,
-    servers: [{ url: origin, description: 'The server this document came from.' }],
+    servers: [{ url: server, description: 'The server this document came from.' }],
   });
 }

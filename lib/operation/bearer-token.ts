@@ -14,8 +14,8 @@ const BEARER = /^bearer +[\w\-.~+/]+=*$/i;
  * missing, uses another scheme or is malformed.
  */
 export function bearerToken(authorization: string | null): string | undefined {
-  // A test and a slice cost less than a match array: past "bearer " only spaces precede the
-  // token, and a b64token has none in it.
+  // A test and a slice rather than a match: past "bearer " only spaces precede the token, and
+  // a b64token has none in it.
   return authorization !== null && BEARER.test(authorization)
     ? authorization.slice(7).trimStart()
     : undefined;

@@ -2,7 +2,8 @@
  * The shapes a host's collaborators must answer with, checked before the operation uses an
  * answer: a verifier's `TokenVerdict` and a repository's `CreatePlantOutcome`. An answer of
  * another shape is a bug in the host's code, so it becomes an error that names the
- * collaborator and the shape (for `onError`), never a client's `401` or an internal `TypeError`.
+ * collaborator and the shape (for `onError`), never a client's `401` or an internal `TypeError`;
+ * so does an answer that had not come when the create's deadline passed.
  *
  * @module
  */
@@ -63,6 +64,31 @@ function kindOf(value: unknown): string {
 }
 
 /** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
-export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as PromiseLike<T> | null)?.then === 'function';
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/**
+ * The error a create's deadline reports: the collaborator that had not answered by then.
+ *
+ * @param waitingOn The collaborator the create waited on.
+ * @param timeoutMs The store's deadline, named in the message.
+ * @returns The error for `onError`.
+ */
+export function unansweredAtDeadline(
+  waitingOn: 'verifier' | 'repository',
+  timeoutMs: number,
+): PlantApiError {
+  const [code, collaborator] =
+    waitingOn === 'verifier'
+      ? (['ERR_VERIFIER_TIMEOUT', 'TokenVerifier'] as const)
+      : (['ERR_REPOSITORY_TIMEOUT', 'PlantRepository'] as const);
+  const error = new PlantApiError(
+    code,
+    `the ${collaborator} had not answered when the create's deadline (${timeoutMs} ms) passed`,
+  );
+  // Written out now: an unread stack keeps its frames, and so the hung create, alive for as
+  // long as the host keeps the error.
+  void error.stack;
+  return error;
 }

@@ -1,46 +1,70 @@
-/** Something with a deadline, as `Deadlines` queues it. */
-export interface Deadline {
-  /** When it falls due, in `performance.now()` milliseconds; set by `start`. */
-  dueAt: number;
-  /** The queue's link to the entry started before it; kept by `Deadlines`. */
-  older: Deadline | undefined;
-  /** The queue's link to the entry started after it; kept by `Deadlines`. */
-  newer: Deadline | undefined;
-  /** Called once, when the deadline passes while it is still in the queue. */
+/**
+ * The deadlines of a store's creates in flight.
+ *
+ * @module
+ */
+
+/** What a deadline calls when it passes. */
+export interface Expiring {
+  /** Called once, when the deadline passes before it was stopped. */
   expire(): void;
 }
 
-/** The deadlines of a store's creates in flight; see `createDeadlines`. */
-export interface Deadlines {
-  /** Starts the deadline, `timeoutMs` from now: `expire` is called if it is not stopped by then. */
-  start(deadline: Deadline): void;
-  /** Stops a deadline; stopping one that expired or was stopped already does nothing. */
-  stop(deadline: Deadline): void;
+/** A started deadline, to stop. */
+export interface Deadline {
+  /** Stops the deadline; stopping one that passed or was stopped already does nothing. */
+  stop(): void;
 }
 
+/** Starts deadlines that all have the same timeout; see `createDeadlines`. */
+export type StartDeadline = (subject: Expiring) => Deadline;
+
 /**
- * Creates the deadlines of a store's creates in flight, all on one timer.
+ * Creates a store's deadlines, all on one timer: `start(subject)` calls `subject.expire()`
+ * `timeoutMs` from now unless the returned deadline is stopped first.
  *
- * Every create gets the same timeout, so deadlines fall due in the order they start: a list
- * linked through the entries themselves is the queue, and one timer armed for its oldest entry
- * serves them all. Starting and stopping a deadline cost a clock read and a few pointer writes,
- * where a `Set` would hash each new entry (about 3x the cost, see `bench/RESULTS.md`).
+ * Every create gets the same timeout, so deadlines fall due in the order they start: a queue
+ * linked through its entries, with one timer armed for its oldest entry, serves them all, and
+ * starting or stopping one is a few pointer writes rather than a timer of its own.
  *
- * Under load the queue empties often: over HTTP most creates end within the event-loop turn that
- * read them. So an emptied queue keeps its timer and only unrefs it; the next create refs it
- * again, which costs far less than a `setTimeout` and a `clearTimeout` per create. An idle
- * store's timer runs out without holding the process open; while a create is in flight the
- * timer keeps the process alive, so even a collaborator that waits on nothing at all gets its
- * `503` at the deadline.
+ * Most creates end within the event-loop turn that read them, so an emptied queue keeps its
+ * timer and only unrefs it: an idle store does not hold the process open, and while a create is
+ * in flight the timer does, so even a collaborator that waits on nothing gets its `503`.
  *
  * @param timeoutMs The timeout of every deadline, in milliseconds.
+ * @returns The function that starts a deadline.
+ * @example
+ * ```ts
+ * const start = createDeadlines(10_000);
+ * const deadline = start({ expire: () => console.log('too late') });
+ * deadline.stop();
+ * ```
  */
-export function createDeadlines(timeoutMs: number): Deadlines {
-  let oldest: Deadline | undefined;
-  let newest: Deadline | undefined;
+export function createDeadlines(timeoutMs: number): StartDeadline {
+  let oldest: Entry | undefined;
+  let newest: Entry | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  function unlink(entry: Deadline): void {
+  class Entry implements Deadline {
+    older: Entry | undefined;
+    newer: Entry | undefined;
+    readonly dueAt: number;
+    readonly subject: Expiring;
+
+    constructor(subject: Expiring, dueAt: number) {
+      this.subject = subject;
+      this.dueAt = dueAt;
+    }
+
+    stop(): void {
+      // Only the oldest entry has no older one: any other entry without one is not queued.
+      if (this !== oldest && this.older === undefined) return;
+      unlink(this);
+      if (oldest === undefined) timer?.unref();
+    }
+  }
+
+  function unlink(entry: Entry): void {
     const { older, newer } = entry;
     if (older === undefined) oldest = newer;
     else older.newer = newer;
@@ -53,34 +77,25 @@ export function createDeadlines(timeoutMs: number): Deadlines {
     const now = performance.now();
     for (let due = oldest; due !== undefined; due = oldest) {
       if (due.dueAt > now) {
-        // Wake up again when the oldest still in time falls due (timers may fire a fraction of
-        // a millisecond early by this clock, hence the ceiling). An `expire` that started a
-        // deadline found the spent timer still set, so it armed none: this one serves it.
+        // Timers may fire a little early by this clock, hence the ceiling. An `expire` that
+        // started a deadline found the spent timer still set and armed none: this one serves it.
         timer = setTimeout(fire, Math.ceil(due.dueAt - now));
         return;
       }
       unlink(due);
-      due.expire();
+      due.subject.expire();
     }
     timer = undefined;
   }
 
-  return {
-    start(entry) {
-      entry.dueAt = performance.now() + timeoutMs;
-      entry.older = newest;
-      if (newest === undefined) oldest = entry;
-      else newest.newer = entry;
-      newest = entry;
-      if (timer === undefined) timer = setTimeout(fire, timeoutMs);
-      else if (oldest === entry) timer.ref();
-    },
-    stop(entry) {
-      // Only the oldest entry has no older one: any other entry without one is not queued.
-      if (entry !== oldest && entry.older === undefined) return;
-      unlink(entry);
-      // An empty queue lets the timer run out without holding the process open.
-      if (oldest === undefined) timer?.unref();
-    },
+  return function start(subject) {
+    const entry = new Entry(subject, performance.now() + timeoutMs);
+    entry.older = newest;
+    if (newest === undefined) oldest = entry;
+    else newest.newer = entry;
+    newest = entry;
+    if (timer === undefined) timer = setTimeout(fire, timeoutMs);
+    else if (oldest === entry) timer.ref();
+    return entry;
   };
 }

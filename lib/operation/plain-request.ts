@@ -1,7 +1,7 @@
 /**
  * The create operation's view of a request and of its answer, as plain values: what each front
- * (the web-standard `Request` in `store/web-request.ts`, the `node:http` fast path in
- * `node/plain-path.ts`) hands the operation, and what the operation hands back.
+ * (the web-standard `Request` in `store/web-request.ts`, the `node:http` adapter's request in
+ * `node/node-request.ts`) hands the operation, and what the operation hands back.
  *
  * @module
  */
@@ -55,7 +55,7 @@ export interface PlainRequest {
    * The request's path, without the query string (`undefined` for a target that is no path);
    * read only for the diagnostics channels.
    */
-  readonly path: () => string | undefined;
+  readonly path: string | undefined;
   /** A header by its lower-case name, `null` when absent; read only for the diagnostics channels. */
   readonly header: (name: string) => string | null;
 }
@@ -75,5 +75,15 @@ export interface BodySink {
   fail(error: unknown): void;
 }
 
+/** A create's success as plain values: `200` with the stored Plant as JSON. */
+export interface PlantReply {
+  /** Always `200`. */
+  readonly status: 200;
+  /** The response headers: `content-type: application/json`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The Plant as JSON text: `name`, and `tag` when it was given. */
+  readonly body: string;
+}
+
 /** A response as plain values: what the operation answers and the fronts send. */
-export type Reply = ErrorReply;
+export type Reply = PlantReply | ErrorReply;

@@ -16,10 +16,8 @@ import type { BodySink } from './plain-request.ts';
  * whose body is longer or shorter than it declares gets `ERR_BODY_LENGTH_MISMATCH`. A body a
  * host read or locked first is told from the reader's refusal, so that the usual read looks at
  * no stream and no `bodyUsed`.
- *
- * Why not the stream reader for every body: on Bun a `getReader()` loop costs several times
- * the whole rest of a create, and on Deno about a third more than `arrayBuffer()`
- * (bench/RESULTS.md, "the Bun collapse").
+ * The runtime's own reader rather than a stream loop: on Bun and Deno a `getReader()` loop is
+ * far dearer than `arrayBuffer()`.
  */
 export function readDeclaredBody(request: Request, declaredLength: number, sink: BodySink): void {
   let reading: Promise<ArrayBuffer>;

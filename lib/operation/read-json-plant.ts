@@ -54,8 +54,8 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   if (Object.hasOwn(body, 'name')) plant.name = body.name;
   if (Object.hasOwn(body, 'tag')) plant.tag = body.tag;
   // The usual valid plant passes the schema's own predicates and is taken as it is, without
-  // valibot's walk, which costs more than the rest of the parse; valibot judges and words the
-  // rest. JSON has no undefined, so an undefined tag is an absent one.
+  // valibot's walk; valibot judges and words the rest. JSON has no undefined, so an undefined
+  // tag is an absent one.
   if (
     isPlantId(plant.id) &&
     isPlantText(plant.name) &&
@@ -64,7 +64,7 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
     return plant as unknown as NewPlant;
   }
   // No config: valibot's default reports every issue, and the first one, the one the client
-  // sees, is the same as with abortEarly; the default costs no config object per call.
+  // sees, is the same as with abortEarly.
   const result = v.safeParse(NewPlantSchema, plant);
   if (result.success) return result.output;
   // The message names the field and the rule it broke: NewPlant is flat, so an issue's one path

@@ -17,9 +17,8 @@ const CREATED: CreatePlantOutcome = Object.freeze({ created: true });
 
 /**
  * How many consecutive ids share a table. New ids then fill one table at a time, which is left
- * alone once full: one table of millions made Bun's throughput fall under load, and so, on some
- * machines, did tables of 65,536, where 16,384 and 4,096 held steady; smaller tables cost memory
- * when ids are random, each then holding few plants (bench/RESULTS.md, "A table per 16,384 ids").
+ * alone once full, where one table of millions stalled a server under load; much smaller tables
+ * waste memory when ids are random, each then holding few plants.
  */
 const TABLE_SIZE = 16_384;
 
@@ -49,15 +48,13 @@ export function createMemoryRepository(
   }
   let count = 0;
   // A safe id (|id| < 2^53) is keyed by two numbers: its run of TABLE_SIZE ids picks the table,
-  // its place in the run the entry. Both are small integers for ids below 2^46 in size, which V8
-  // keeps unboxed, so no key is a heap object to allocate, follow on each lookup and move in each
-  // scavenge (`bigint` keys cost the standalone server 6% of its req/s: bench/RESULTS.md). Every
-  // other id is kept in one more table, by its `bigint`.
+  // its place in the run the entry. Small integers are no heap objects, where a `bigint` key is
+  // one to allocate and follow on every lookup. Every other id is kept in one more table, by its
+  // `bigint`.
   const tables = new Map<number, Map<number | bigint, Plant>>();
   return {
-    // Deliberately does not read context.signal: the store makes a signal only when it is read
-    // (an AbortController costs more than this whole create on Node 20), and it never calls a
-    // repository for a request that is already over.
+    // Deliberately does not read context.signal: the store makes a signal only when it is read,
+    // and it never calls a repository for a request that is already over.
     create(plant: NewPlant): CreatePlantOutcome {
       const id = Number(plant.id);
       const safe = Number.isSafeInteger(id);

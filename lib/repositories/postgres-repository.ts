@@ -1,101 +1,92 @@
 /**
- * The PostgreSQL `PlantRepository` behind `plant-store/postgres`, and the function that creates
- * its table. It imports no driver: hand it anything with `query(text, values)` that resolves to
- * `{ rows }`, such as a `pg` `Pool` or `Client`, or a PGlite instance.
+ * The PostgreSQL `PlantRepository` behind `plant-store/postgres`. It imports no driver: hand it
+ * anything with `query(text, values)` that resolves to `{ rows }`, such as a `pg` `Pool` or
+ * `Client`, or a PGlite instance.
  *
  * @module
  */
 
-import { checkOptionNames } from '../options/check-option-names.ts';
 import type {
   CreatePlantOutcome,
   NewPlant,
-  Plant,
   PlantRepository,
   PlantRepositoryContext,
 } from '../types.ts';
-
-/**
- * The driver the repository talks through, typed by shape only: `pg`'s `Pool` and `Client`
- * ([node-postgres](https://node-postgres.com/apis/pool#poolquery)) and PGlite fit as they are.
- *
- * Use a pool (or a client in autocommit mode): each statement must run in its own transaction
- * under PostgreSQL's default READ COMMITTED isolation, never inside a transaction the caller holds
- * open.
- *
- * @example
- * ```ts
- * import pg from 'pg';
- * const client: PostgresClient = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * ```
- */
-export interface PostgresClient {
-  /** The query with `$1`-style parameters; resolves to the result rows, rejects on any error. */
-  query(text: string, values?: unknown[]): Promise<{ readonly rows: readonly unknown[] }>;
-}
-
-/** Where the plants live: options of `createPostgresRepository` and `ensurePlantTable`. */
-export interface PostgresTableOptions {
-  /**
-   * The table's name. Any PostgreSQL identifier up to 63 bytes of UTF-8 (quotes and spaces
-   * included): it is always quoted, so it is case-sensitive and never read as SQL.
-   * @default 'plants'
-   */
-  readonly table?: string | undefined;
-  /**
-   * The schema holding the table, quoted like `table`; it must exist. Unset, the connection's
-   * `search_path` decides (usually `public`).
-   * @default undefined
-   */
-  readonly schema?: string | undefined;
-}
+import { CreateBatches } from './postgres-batches.ts';
+import {
+  assertClient,
+  type PostgresClient,
+  type PostgresTableOptions,
+  qualifiedTableName,
+} from './postgres-shared.ts';
 
 /** Options of `createPostgresRepository`. */
-export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {}
+export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {
+  /**
+   * The most creates one statement carries: creates that arrive while a statement is in flight
+   * wait and go together in the next one, this many at most. An integer from 1 (each create its
+   * own statement) to 10,000.
+   * @default 100
+   */
+  readonly maxBatchSize?: number | undefined;
+  /**
+   * The most statements of this repository in flight at once: a create is sent at once while
+   * fewer are, and waits for the next batch otherwise. Keep it at or below the pool's size. An
+   * integer from 1 to 1,000.
+   * @default 4
+   */
+  readonly maxInFlight?: number | undefined;
+}
 
 /** The PostgreSQL `PlantRepository`: its `create` always answers with a promise. */
 export interface PostgresPlantRepository extends PlantRepository {
   create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
 }
 
-// PostgreSQL's NAMEDATALEN is 64: longer identifiers are silently truncated, which could make two
-// configured names share one table, so they are refused instead.
-const MAX_IDENTIFIER_BYTES = 63;
-// Insert, then read: a row deleted between the two is retried this many times in all.
-const MAX_ATTEMPTS = 3;
-// SQLSTATEs of two concurrent `CREATE TABLE IF NOT EXISTS` colliding in the catalog.
-const CATALOG_RACE_CODES = new Set(['23505', '42P07', '42710']);
-
-const encoder = new TextEncoder();
+const DEFAULT_MAX_BATCH_SIZE = 100;
+const MAX_MAX_BATCH_SIZE = 10_000;
+const DEFAULT_MAX_IN_FLIGHT = 4;
+const MAX_MAX_IN_FLIGHT = 1_000;
 
 /**
  * Creates a `PlantRepository` that stores plants in a PostgreSQL table (see `ensurePlantTable`).
  *
- * A create is decided by the database, so it stays atomic across connections, processes and
- * machines: `INSERT ... ON CONFLICT (id) DO NOTHING RETURNING` stores a new plant; when it
- * returns no row, a separate `SELECT` reads the plant already stored. Under READ COMMITTED each
- * statement takes a fresh snapshot, and the insert only reports a conflict once the conflicting
- * row is committed, so the read sees it. (One statement that inserts and reads, a CTE, shares one
- * snapshot and can miss that row.) If the row is deleted between the two statements, the insert
- * is tried again, up to 3 times in all; then the create rejects.
+ * Creates are batched. While fewer than `maxInFlight` statements of this repository are in
+ * flight, a create is sent at once, alone. Once that many are, the creates that arrive wait, and
+ * go together in the next statement, up to `maxBatchSize` of them: one round trip and one commit
+ * for all of them. That statement is
+ * `INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id`;
+ * (a create sent alone is the same insert with one `VALUES` row); for the ids it did not insert, a
+ * second statement reads the stored plants by primary key
+ * (`WHERE id = ANY($1::bigint[])`). Under READ COMMITTED that read takes a fresh snapshot, and the
+ * insert reports a conflict only once the conflicting row is committed, so the read sees it. Two
+ * creates of one id in one batch send the id once: the first is stored, the second is answered
+ * with the first's plant (a replay or a conflict, by content). A row deleted between the insert
+ * and the read is inserted again, up to 3 attempts in all; then that create rejects. So every
+ * create keeps its own exact outcome, across connections, processes and machines.
+ *
+ * If the batch statement fails, each of its creates is sent again in a statement of its own, so
+ * one create's bad row (one the table refuses) fails only that create.
  *
  * ids travel as decimal text cast to `bigint`, so they are exact over the whole int64 range; a
  * plant without a tag is stored with a `NULL` tag and comes back without one; `''` stays `''`.
  * Every value is a parameter; the table and schema names are quoted identifiers.
  *
  * The signal: already aborted, `create` rejects with `signal.reason` before any query; firing
- * mid-create, it rejects at once with `signal.reason` and issues no further query. A query already
- * sent is not cancelled (`query(text, values)` offers no way to), so it may still land, which is
- * harmless: a retry is an idempotent replay. Bound server-side time with PostgreSQL's
- * `statement_timeout` (for `pg`, the `Pool` option of that name). Driver errors propagate as they
- * are (the store answers `500`).
+ * while the create waits for a batch, it rejects at once with `signal.reason` and the plant is
+ * never sent; firing once it is sent, it rejects at once and issues no further query for it. A
+ * query already sent is not cancelled (`query(text, values)` offers no way to), so it may still
+ * land, which is harmless: a retry is an idempotent replay. Bound server-side time with
+ * PostgreSQL's `statement_timeout` (for `pg`, the `Pool` option of that name). Driver errors
+ * propagate as they are (the store answers `500`).
  *
  * @param client The driver: a `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any
  *   `PostgresClient`.
- * @param options Where the table is.
+ * @param options Where the table is, the batch bound and how many statements may be in flight.
  * @returns The repository.
  * @throws {TypeError} When `client` has no `query` method, `table` or `schema` is empty,
- *   contains U+0000 or is longer than 63 bytes, or an option's name is not `table` or `schema`.
+ *   contains U+0000 or is longer than 63 bytes, `maxBatchSize` is not an integer from 1 to
+ *   10,000, `maxInFlight` not one from 1 to 1,000, or an option's name is not one of these.
  * @example
  * ```ts
  * import pg from 'pg';
@@ -104,7 +95,7 @@ const encoder = new TextEncoder();
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * await ensurePlantTable(pool);
- * const repository = createPostgresRepository(pool);
+ * const repository = createPostgresRepository(pool, { maxBatchSize: 100 });
  * const store = createPlantStore({ repository, verifier: createStaticTokenVerifier(['t0ken']) });
  * ```
  */
@@ -112,159 +103,44 @@ export function createPostgresRepository(
   client: PostgresClient,
   options: CreatePostgresRepositoryOptions = {},
 ): PostgresPlantRepository {
-  assertClient(client, 'createPostgresRepository');
-  const table = qualifiedTableName(options, 'createPostgresRepository');
-  const insertSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING true AS created`;
-  // Each text comes back behind a one-character marker that `toPlant` cuts off: some drivers
-  // (PGlite 0.5, through a default `TextDecoder`) drop a leading U+FEFF from every text value,
-  // which would turn an idempotent replay into a 409. NULL || '.' stays NULL.
-  const selectSql = `SELECT '.' || name AS name, '.' || tag AS tag FROM ${table} WHERE id = $1::bigint`;
-
+  const caller = 'createPostgresRepository';
+  assertClient(client, caller);
+  const table = qualifiedTableName(options, caller, [
+    'table',
+    'schema',
+    'maxBatchSize',
+    'maxInFlight',
+  ]);
+  const maxBatchSize = integerOption(
+    options,
+    'maxBatchSize',
+    DEFAULT_MAX_BATCH_SIZE,
+    MAX_MAX_BATCH_SIZE,
+  );
+  const maxInFlight = integerOption(
+    options,
+    'maxInFlight',
+    DEFAULT_MAX_IN_FLIGHT,
+    MAX_MAX_IN_FLIGHT,
+  );
+  const batches = new CreateBatches(client, table, maxBatchSize, maxInFlight);
   return {
-    async create(plant: NewPlant, context): Promise<CreatePlantOutcome> {
-      const signal = context?.signal;
-      // Text, never a JS number: a double cannot hold every int64.
-      const id = String(plant.id);
-      const insertValues = [id, plant.name, plant.tag ?? null];
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const inserted = await run(client, insertSql, insertValues, signal);
-        if (inserted.length > 0) return { created: true };
-        // A separate statement, hence a fresh READ COMMITTED snapshot that sees the row the insert
-        // conflicted with: do not fold this into the insert as a CTE.
-        const found = await run(client, selectSql, [id], signal);
-        const row = found[0];
-        if (row !== undefined) return { created: false, existing: toPlant(row) };
-        // Deleted between the two statements: the id is free again, so insert once more.
-      }
-      throw new Error(
-        `plant-store/postgres: the plant under id ${id} was deleted during every one of ${MAX_ATTEMPTS} attempts to create it`,
-      );
-    },
+    create: (plant, context) => batches.create(plant, context?.signal),
   };
 }
 
-/**
- * Creates the plants table if it does not exist, then checks that the table fits: columns `id`,
- * `name` and `tag` and a unique key on `id`. Safe to call at every start, from many processes at
- * once.
- *
- * The table: `id bigint PRIMARY KEY, name text NOT NULL, tag text`. An existing table is never
- * altered; one that does not fit makes this reject with the database's error, so a wrong table is
- * found at start rather than at the first create. The schema, if given, must already exist.
- * Needs `CREATE` on the schema only when the table is missing.
- *
- * @param client The driver, as for `createPostgresRepository`.
- * @param options Where the table is; the same options the repository gets.
- * @returns Resolves once the table exists and fits; rejects with the driver's error otherwise.
- * @throws {TypeError} Synchronously, for the same bad `client`, `table` or `schema` as
- *   `createPostgresRepository`.
- * @example
- * ```ts
- * import pg from 'pg';
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * await ensurePlantTable(pool, { table: 'plants', schema: 'public' });
- * ```
- */
-export function ensurePlantTable(
-  client: PostgresClient,
-  options: PostgresTableOptions = {},
-): Promise<void> {
-  assertClient(client, 'ensurePlantTable');
-  const table = qualifiedTableName(options, 'ensurePlantTable');
-  return ensure(client, table);
-}
-
-async function ensure(client: PostgresClient, table: string): Promise<void> {
-  const createSql = `CREATE TABLE IF NOT EXISTS ${table} (id bigint PRIMARY KEY, name text NOT NULL, tag text)`;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await client.query(createSql, []);
-      break;
-    } catch (error) {
-      // Two sessions running IF NOT EXISTS at once can both pass the check; the loser fails on a
-      // catalog unique index. The winner has committed by then, so trying again finds the table.
-      if (attempt >= MAX_ATTEMPTS || !CATALOG_RACE_CODES.has(sqlState(error))) throw error;
-    }
-  }
-  // Planning this no-op insert checks the three columns and the unique key ON CONFLICT needs.
-  await client.query(
-    `INSERT INTO ${table} (id, name, tag) SELECT NULL::bigint, NULL::text, NULL::text WHERE false ON CONFLICT (id) DO NOTHING`,
-    [],
-  );
-}
-
-/** Runs one statement, rejecting with `signal.reason` before it starts or as soon as it fires. */
-function run(
-  client: PostgresClient,
-  text: string,
-  values: unknown[],
-  signal: AbortSignal | undefined,
-): Promise<readonly unknown[]> {
-  if (signal === undefined) return client.query(text, values).then(rowsOf);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    // The query keeps running after an abort (nothing here can cancel it); its late result or
-    // error is settled into an already-settled promise and so ignored, never unhandled.
-    Promise.resolve()
-      .then(() => client.query(text, values))
-      .then(rowsOf)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function rowsOf(result: { readonly rows: readonly unknown[] }): readonly unknown[] {
-  if (result === null || typeof result !== 'object' || !Array.isArray(result.rows)) {
-    throw new TypeError('plant-store/postgres: query() resolved to something without rows');
-  }
-  return result.rows;
-}
-
-function toPlant(row: unknown): Plant {
-  const { name, tag } = (row ?? {}) as { name?: unknown; tag?: unknown };
-  if (!isMarked(name) || (tag !== null && !isMarked(tag))) {
-    throw new TypeError('plant-store/postgres: the plants table returned a row of the wrong shape');
-  }
-  // A NULL tag is a plant created without one: the key is left out, not set to undefined.
-  return tag === null ? { name: name.slice(1) } : { name: name.slice(1), tag: tag.slice(1) };
-}
-
-function isMarked(text: unknown): text is string {
-  return typeof text === 'string' && text.startsWith('.');
-}
-
-function sqlState(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
-
-function assertClient(client: PostgresClient, caller: string): void {
-  if (client === null || typeof client !== 'object' || typeof client.query !== 'function') {
-    throw new TypeError(`${caller} needs a client with a query(text, values) method`);
-  }
-}
-
-function qualifiedTableName(options: PostgresTableOptions, caller: string): string {
-  checkOptionNames(caller, options, ['table', 'schema']);
-  const table = quoteIdentifier(options.table ?? 'plants', 'table', caller);
-  return options.schema === undefined
-    ? table
-    : `${quoteIdentifier(options.schema, 'schema', caller)}.${table}`;
-}
-
-/** Quotes an identifier the way PostgreSQL's `quote_ident` does: in `"`, with `"` doubled. */
-function quoteIdentifier(name: string, option: string, caller: string): string {
-  if (
-    typeof name !== 'string' ||
-    name === '' ||
-    name.includes('\0') ||
-    encoder.encode(name).length > MAX_IDENTIFIER_BYTES
-  ) {
+function integerOption(
+  options: CreatePostgresRepositoryOptions,
+  name: 'maxBatchSize' | 'maxInFlight',
+  fallback: number,
+  max: number,
+): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > max) {
     throw new TypeError(
-      `${caller}: option ${option} must be a non-empty identifier of at most ${MAX_IDENTIFIER_BYTES} bytes without U+0000`,
+      `createPostgresRepository: option ${name} must be an integer from 1 to ${max}`,
     );
   }
-  return `"${name.replaceAll('"', '""')}"`;
+  return value;
 }

@@ -6,6 +6,7 @@
  */
 
 import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../errors.ts';
+import { callHook } from '../options/call-hook.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { createPlantOperation } from '../operation/create-plant.ts';
@@ -13,11 +14,14 @@ import { createDeadlines } from '../operation/deadlines.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
 import type {
   CreatePlantStoreOptions,
+  ErrorContext,
   PlantRepository,
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
+import { apiLocationOf } from './api-location.ts';
 import { corsPolicyOf } from './cors-policy.ts';
+import { registerLocation, registerMount } from './mount.ts';
 import { attachPlainHandler } from './plain-handler.ts';
 import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
@@ -38,6 +42,9 @@ const KNOWN_OPTIONS = [
   'onError',
   'onTokenRejected',
   'cors',
+  'basePath',
+  'publicUrl',
+  'trustProxy',
 ];
 
 /**
@@ -46,14 +53,17 @@ const KNOWN_OPTIONS = [
  *
  * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
  * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document
- * (its server: the origin it was fetched from), anything else to `404`. With the `cors` option,
- * both answer browsers of the allowed origins (a preflight `204`, the CORS headers on every
- * response to them). Every answer follows the behaviour contract: checks in the order
- * method, auth, body presence, media type, size, UTF-8 and JSON, shape, then storage; every
- * error an Error body `{ "error": <status>, "message": <text> }`.
+ * (its server: the origin it was fetched from), anything else to `404`; with `basePath`, both
+ * routes are under it (`/api/plants`). `publicUrl` fixes the document's server, and
+ * `trustProxy` lets the proxies in front (`Forwarded`, `X-Forwarded-Proto`/`-Host`) tell it.
+ * With the `cors` option, both answer browsers of the allowed origins (a preflight `204`, the
+ * CORS headers on every response to them). Every answer follows the behaviour contract:
+ * checks in the order method, auth, body presence, media type, size, UTF-8 and JSON, shape,
+ * then storage; every error an Error body `{ "error": <status>, "message": <text> }`.
  *
  * @param options The repository (default: in memory), the verifier (required), the body limit
- *   (default 100 KiB), the deadline (default 10 s), the `onError` callback and CORS (default off).
+ *   (default 100 KiB), the deadline (default 10 s), the `onError` callback, CORS (default off),
+ *   and where the API lives (`basePath`, `publicUrl`, `trustProxy`).
  * @returns The store's `handleCreatePlant` and `fetch`.
  * @throws {TypeError} When the verifier is missing, an option is out of range, or an option's
  *   name is not one of these (a misspelled option would otherwise be silently ignored).
@@ -83,32 +93,46 @@ export function createPlantStore<Principal = unknown>(
     onError = console.error,
     onTokenRejected,
     cors,
+    basePath,
+    publicUrl,
+    trustProxy,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
   checkOptionNames('createPlantStore', options, KNOWN_OPTIONS);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   if (onTokenRejected !== undefined && typeof onTokenRejected !== 'function') {
     throw new TypeError('onTokenRejected must be a function');
   }
+  const location = apiLocationOf(basePath, publicUrl, trustProxy);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
-  const operation = createPlantOperation({
+  function report(error: unknown, context: ErrorContext): void {
+    try {
+      // An async onError type-checks too: its rejection must not become an unhandled one.
+      const pending: unknown = onError(error, context);
+      if (pending instanceof Promise) pending.catch(() => {});
+    } catch {
+      // A broken onError must not turn a 500 into a crash; there is nowhere left to report to.
+    }
+  }
+  let createPlant = createPlantOperation({
     verifier,
     repository,
     maxBodyBytes,
-    deadlines: createDeadlines(timeoutMs),
-    report(error, context) {
-      callGuarded(onError, error, context, undefined);
-    },
+    timeoutMs,
+    startDeadline: createDeadlines(timeoutMs),
+    report,
     // A throw or a rejection of onTokenRejected is the host's bug: it goes to onError.
     tokenRejected:
       onTokenRejected === undefined
         ? undefined
         : (reason, context) =>
-            callGuarded(onTokenRejected, reason, context, (error) =>
-              callGuarded(onError, error, context, undefined),
+            callHook(
+              (value: typeof reason) => onTokenRejected(value, context),
+              reason,
+              (error) => report(error, context),
             ),
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
-  const createPlant = policy === undefined ? operation : policy.wrap(operation);
+  if (policy !== undefined) createPlant = policy.wrap(createPlant);
   const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {
@@ -119,47 +143,65 @@ export function createPlantStore<Principal = unknown>(
     });
   }
 
-  function route(request: Request, url: URL): Response {
-    if (
-      url.pathname === '/openapi.json' &&
-      (request.method === 'GET' || request.method === 'HEAD')
-    ) {
-      const body = request.method === 'GET' ? openApiJsonFor(url.origin) : null;
-      return new Response(body, { status: 200, headers: JSON_HEADERS });
+  /** The routes under `base` (`''` for the root). */
+  function fetchAt(base: string): (request: Request) => Promise<Response> {
+    const plants = `${base}/plants`;
+
+    function route(request: Request, url: URL): Response {
+      if (
+        url.pathname === `${base}/openapi.json` &&
+        (request.method === 'GET' || request.method === 'HEAD')
+      ) {
+        const body =
+          request.method === 'GET'
+            ? openApiJsonFor(location.serverFor(request, url.origin, base))
+            : null;
+        return new Response(body, { status: 200, headers: JSON_HEADERS });
+      }
+      return replyResponse(refusal(url.pathname, base));
     }
-    return replyResponse(refusal(url.pathname));
+
+    async function fetch(request: Request): Promise<Response> {
+      // The operation's path is told by a slice of the URL; the other routes need its origin.
+      if (pathOf(request.url) === plants) return handleCreatePlant(request);
+      const response = route(request, new URL(request.url));
+      if (policy !== undefined) {
+        const headers = policy.headersFor(request.headers.get('origin'));
+        for (const name in headers) response.headers.set(name, headers[name] as string);
+      }
+      return response;
+    }
+
+    attachPlainHandler(fetch, {
+      path: plants,
+      handle: createPlant,
+      refuse: (path) => refusal(path, base),
+    });
+    registerLocation(fetch, { basePath: base, publicOrigin: location.publicOrigin });
+    return fetch;
   }
 
-  async function fetch(request: Request): Promise<Response> {
-    // The operation's path is told by a slice of the URL; the other routes need its origin.
-    if (pathOf(request.url) === '/plants') return handleCreatePlant(request);
-    const response = route(request, new URL(request.url));
-    if (policy !== undefined) {
-      const headers = policy.headersFor(request.headers.get('origin'));
-      for (const name in headers) response.headers.set(name, headers[name] as string);
-    }
-    return response;
-  }
-
-  // The node:http adapter answers these on plain values, without a Request or a Response.
+  // The node:http adapter answers these routes on its own request, with no Request or Response.
   attachPlainHandler(handleCreatePlant, {
     path: undefined,
     handle: createPlant,
     refuse: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
   });
-  attachPlainHandler(fetch, { path: '/plants', handle: createPlant, refuse: refusal });
 
-  return { handleCreatePlant, fetch };
+  const store = { handleCreatePlant, fetch: fetchAt(location.basePath) };
+  // A framework's mount path (Fastify's prefix, Express's) goes in front of the base path.
+  registerMount(store, (prefix) => fetchAt(prefix + location.basePath));
+  return store;
 }
 
 /**
- * The answer of `fetch`'s routes to a method they do not take on `path` (`undefined` for a
- * target that is no path, as `CONNECT`'s): `405` on `/plants` and `/openapi.json`, with the
- * methods each allows, `404` elsewhere.
+ * The answer of `fetch`'s routes under `base` to a method they do not take on `path`
+ * (`undefined` for a target that is no path, as `CONNECT`'s): `405` on `/plants` and
+ * `/openapi.json`, with the methods each allows, `404` elsewhere.
  */
-function refusal(path: string | undefined): ErrorReply {
-  if (path === '/plants') return errorReply('ERR_METHOD_NOT_ALLOWED');
-  if (path === '/openapi.json') return OPENAPI_METHOD_NOT_ALLOWED;
+function refusal(path: string | undefined, base: string): ErrorReply {
+  if (path === `${base}/plants`) return errorReply('ERR_METHOD_NOT_ALLOWED');
+  if (path === `${base}/openapi.json`) return OPENAPI_METHOD_NOT_ALLOWED;
   return errorReply('ERR_NOT_FOUND');
 }
 
@@ -167,25 +209,6 @@ const OPENAPI_METHOD_NOT_ALLOWED: ErrorReply = (() => {
   const reply = errorReply('ERR_METHOD_NOT_ALLOWED');
   return { ...reply, headers: { ...reply.headers, allow: 'GET, HEAD' } };
 })();
-
-/**
- * Calls a host's hook so that nothing it does reaches the host's process: a throw, or the
- * rejection of an async hook (which type-checks too), goes to `failed`, or nowhere.
- */
-function callGuarded<A, B>(
-  hook: (a: A, b: B) => unknown,
-  a: A,
-  b: B,
-  failed: ((error: unknown) => void) | undefined,
-): void {
-  try {
-    const pending = hook(a, b);
-    if (pending instanceof Promise) pending.catch((error: unknown) => failed?.(error));
-  } catch (error) {
-    // A broken hook must not turn a reply into a crash.
-    failed?.(error);
-  }
-}
 
 function checkOptions(
   repository: PlantRepository,

@@ -1,19 +1,16 @@
 /**
- * The bridge between a plant store and the `node:http` adapter: a store's `fetch` and
- * `handleCreatePlant` carry their operation on plain values under a module-private symbol, so
- * the adapter can answer the store's own routes without building a `Request` or a `Response`
- * (on Node 20 those cost several times the plant logic itself). Hosts never see it, and a
- * wrapped handler simply takes the adapter's generic path.
+ * How the `node:http` adapter knows a plant store's routes: the store registers its `fetch` and
+ * `handleCreatePlant` here with the operation they run, and the adapter, handed one of those
+ * functions, gives those routes its own light request (a `PlainRequest`) and sends the plain
+ * reply, with no `Request` or `Response` made. Any other handler, a wrapper of the store's
+ * included, gets a native `Request`. Nothing is set on the functions themselves.
  *
  * @module
  */
 
 import type { PlainRequest, Reply } from '../operation/plain-request.ts';
 
-/** The key a store's handlers carry their plain handler under. */
-const PLAIN_HANDLER: unique symbol = Symbol('plant-store.plain-handler');
-
-/** A handler that answers some paths on plain values. */
+/** The routes a store's handler answers on plain values. */
 export interface PlainHandler {
   /** The one path (no query string) `handle` answers; every path when `undefined`. */
   readonly path: string | undefined;
@@ -31,12 +28,15 @@ export interface PlainHandler {
   refuse(path: string | undefined): Reply;
 }
 
-/** Attaches a plain handler to a fetch handler, for the adapter to find. */
+/** The plain routes of the handlers plant stores made. */
+const plainHandlers = new WeakMap<object, PlainHandler>();
+
+/** Registers the plain routes of a store's handler, for the adapter to find. */
 export function attachPlainHandler(handler: object, plain: PlainHandler): void {
-  Object.defineProperty(handler, PLAIN_HANDLER, { value: plain });
+  plainHandlers.set(handler, plain);
 }
 
-/** The plain handler a fetch handler carries, if it is a plant store's. */
+/** The plain routes of a handler, if a plant store made it. */
 export function plainHandlerOf(handler: unknown): PlainHandler | undefined {
-  return (handler as { [PLAIN_HANDLER]?: PlainHandler } | null)?.[PLAIN_HANDLER];
+  return typeof handler === 'function' ? plainHandlers.get(handler) : undefined;
 }

@@ -17,12 +17,9 @@ const DECIMAL = /^\d+$/;
  * The plain values of a web-standard request: its method, the headers the operation reads, its
  * body (read only when the operation asks) and its signal as the client's presence.
  *
- * What a create does not need is not touched: on Bun and Deno, reading `request.signal`,
- * `request.body` or `request.bodyUsed` costs a server more than the rest of a create
- * (`npm run bench:runtimes`; bench/RESULTS.md). So a declared body is read with no look at the
- * stream, and the signal only when the operation asks about the client. A class rather than an
- * object literal with closures: on Deno that took a create from 18 to 15 µs of CPU
- * (bench/RESULTS.md).
+ * What a create does not need is not touched, since on Bun and Deno `request.signal`,
+ * `request.body` and `request.bodyUsed` are made on first read: a declared body is read with no
+ * look at the stream, and the signal only when the operation asks about the client.
  */
 export class WebPlainRequest implements PlainRequest {
   readonly method: string;
@@ -76,7 +73,8 @@ export class WebPlainRequest implements PlainRequest {
     return this.#request.headers.get('x-request-id') ?? undefined;
   }
 
-  path(): string | undefined {
+  // Read only for the diagnostics channels, so made only then.
+  get path(): string | undefined {
     return pathOf(this.#request.url);
   }
 

@@ -1,12 +1,14 @@
 /**
  * The options of `createJwtVerifier` and their checks, all made at construction: a misuse
  * (no issuer, both key sources, a private key, HMAC with a JWKS, `none`) is a `TypeError` there,
- * never a verifier that lets the wrong tokens through.
+ * never a verifier that lets the wrong tokens through. Past 300 lines, still one job: each option
+ * documented beside the check that refuses its misuse.
  *
  * @module
  */
 
 import { checkOptionNames } from '../options/check-option-names.ts';
+import { redactUrl } from '../options/redact-url.ts';
 import {
   base64url,
   type CryptoKey as JoseCryptoKey,
@@ -56,18 +58,28 @@ export interface CreateJwtVerifierOptions {
    */
   readonly clockTolerance?: number | undefined;
   /**
-   * How long after a successful JWKS fetch an unknown `kid` may not trigger another one, in
-   * milliseconds (jose's `cooldownDuration`). A rotated key works at the latest this long after
-   * the last fetch.
+   * How long after a JWKS fetch an unknown `kid` may not trigger another one, and how long after
+   * a failed fetch no other is tried, in milliseconds. A rotated key works at the latest this
+   * long after the last fetch.
    * @default 30000
    */
   readonly cooldownDuration?: number | undefined;
   /**
-   * How long a fetched JWKS is used before it is fetched again, in milliseconds (jose's
-   * `cacheMaxAge`); `Infinity` keeps it until an unknown `kid` asks for a refetch.
+   * How old a fetched JWKS may grow before it is fetched again, in milliseconds; `Infinity` keeps
+   * it until an unknown `kid` asks for a refetch. The refetch runs in the background: tokens keep
+   * being checked with the keys in hand meanwhile.
    * @default 600000
    */
   readonly cacheMaxAge?: number | undefined;
+  /**
+   * How old the last good JWKS may grow while it cannot be fetched again, in milliseconds: through
+   * a key server's outage tokens keep being checked with those keys (retried at most once per
+   * `cooldownDuration`) until they are this old, counted from the fetch that brought them. Past
+   * it, and before any fetch succeeded, `verify` throws (the token could not be checked).
+   * Not less than `cacheMaxAge`.
+   * @default 86400000 (24 hours), or `cacheMaxAge` when that is longer
+   */
+  readonly maxStaleAge?: number | undefined;
   /**
    * How long one JWKS fetch may take, in milliseconds (jose's `timeoutDuration`); past it the
    * token could not be checked and `verify` throws.
@@ -86,8 +98,19 @@ const KNOWN_OPTIONS = [
   'clockTolerance',
   'cooldownDuration',
   'cacheMaxAge',
+  'maxStaleAge',
   'timeoutDuration',
 ];
+
+/** How long keys are used and how often they may be fetched, in milliseconds. */
+export interface JwksTiming {
+  /** The quiet time after a fetch: no unknown `kid`, and no retry after a failure, fetches sooner. */
+  readonly cooldownDuration: number;
+  /** The age past which keys are refetched in the background, still serving meanwhile. */
+  readonly cacheMaxAge: number;
+  /** The age past which keys are no longer used: tokens cannot be checked until a fetch succeeds. */
+  readonly maxStaleAge: number;
+}
 
 /** A key `createJwtVerifier` holds itself, rather than fetching it from a JWKS. */
 export type FixedKey = JoseCryptoKey | KeyObject | JWK | Uint8Array;
@@ -96,10 +119,19 @@ export type FixedKey = JoseCryptoKey | KeyObject | JWK | Uint8Array;
 export interface CheckedJwtOptions {
   /** What jose's `jwtVerify` checks on every token. */
   readonly verifyOptions: JWTVerifyOptions;
-  /** Where the keys come from: a JWKS (with jose's fetch options) or one fixed key. */
+  /** Where the keys come from: a JWKS (with jose's fetch options and the timing) or one fixed key. */
   readonly keys:
-    { readonly jwksUrl: URL; readonly remote: RemoteJWKSetOptions } | { readonly key: FixedKey };
+    | {
+        readonly jwksUrl: URL;
+        readonly remote: RemoteJWKSetOptions;
+        readonly timing: JwksTiming;
+      }
+    | { readonly key: FixedKey };
 }
+
+const DEFAULT_COOLDOWN_DURATION = 30_000;
+const DEFAULT_CACHE_MAX_AGE = 600_000;
+const DEFAULT_MAX_STALE_AGE = 86_400_000;
 
 /**
  * Checks `createJwtVerifier`'s options and resolves their defaults.
@@ -159,7 +191,11 @@ export function checkJwtVerifierOptions(options: CreateJwtVerifierOptions): Chec
     keys:
       jwksUrl === undefined
         ? { key: key as FixedKey }
-        : { jwksUrl: parseJwksUrl(jwksUrl), remote: remoteOptions(options) },
+        : {
+            jwksUrl: parseJwksUrl(jwksUrl),
+            remote: remoteOptions(options),
+            timing: jwksTiming(options),
+          },
   };
 }
 
@@ -178,21 +214,50 @@ function parseJwksUrl(value: unknown): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new TypeError(`createJwtVerifier: "jwksUrl" is not a URL: ${String(value)}`);
+    // Not echoed: a string that is not a URL could be anything, a secret included.
+    throw new TypeError('createJwtVerifier: "jwksUrl" is not a URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TypeError('createJwtVerifier: "jwksUrl" must be an http or https URL');
+  }
+  if (url.username !== '' || url.password !== '') {
+    // fetch refuses such a URL on every request, with the password in its message.
+    throw new TypeError(
+      `createJwtVerifier: "jwksUrl" must not hold a user name or password: ${redactUrl(url)}`,
+    );
   }
   return url;
 }
 
 function remoteOptions(options: CreateJwtVerifierOptions): RemoteJWKSetOptions {
-  const remote: { -readonly [K in keyof RemoteJWKSetOptions]: RemoteJWKSetOptions[K] } = {};
-  if (options.cooldownDuration !== undefined) remote.cooldownDuration = options.cooldownDuration;
-  if (options.cacheMaxAge !== undefined) remote.cacheMaxAge = options.cacheMaxAge;
-  if (options.timeoutDuration !== undefined) remote.timeoutDuration = options.timeoutDuration;
-  // jose validates these three and throws a TypeError for a bad one, at construction.
-  return remote;
+  // jose validates the timeout and throws a TypeError for a bad one, at construction.
+  return options.timeoutDuration === undefined ? {} : { timeoutDuration: options.timeoutDuration };
+}
+
+function jwksTiming(options: CreateJwtVerifierOptions): JwksTiming {
+  const cooldownDuration = duration(options.cooldownDuration, 'cooldownDuration');
+  const cacheMaxAge = duration(options.cacheMaxAge, 'cacheMaxAge') ?? DEFAULT_CACHE_MAX_AGE;
+  const maxStaleAge = duration(options.maxStaleAge, 'maxStaleAge');
+  if (maxStaleAge !== undefined && maxStaleAge < cacheMaxAge) {
+    throw new TypeError(
+      `createJwtVerifier: "maxStaleAge" (${maxStaleAge}) must not be less than "cacheMaxAge" (${cacheMaxAge})`,
+    );
+  }
+  return {
+    cooldownDuration: cooldownDuration ?? DEFAULT_COOLDOWN_DURATION,
+    cacheMaxAge,
+    maxStaleAge: maxStaleAge ?? Math.max(DEFAULT_MAX_STALE_AGE, cacheMaxAge),
+  };
+}
+
+function duration(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new TypeError(
+      `createJwtVerifier: "${name}" must be a non-negative number of milliseconds`,
+    );
+  }
+  return value;
 }
 
 /**

@@ -9,7 +9,6 @@
  */
 
 import {
-  createRemoteJWKSet,
   errors,
   type CryptoKey as JoseCryptoKey,
   type JWTPayload,
@@ -17,11 +16,8 @@ import {
   jwtVerify,
 } from 'jose';
 import type { TokenVerdict, TokenVerifier, TokenVerifierContext } from '../types.ts';
-import {
-  type CreateJwtVerifierOptions,
-  checkJwtVerifierOptions,
-  type FixedKey,
-} from './jwt-options.ts';
+import { createJwksKeys, type JwtKeyStatus, type KeySource } from './jwks-keys.ts';
+import { type CreateJwtVerifierOptions, checkJwtVerifierOptions } from './jwt-options.ts';
 
 /** Header parameters that carry or point at a key: a token never chooses its own key. */
 const EMBEDDED_KEY_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'] as const;
@@ -48,8 +44,36 @@ type JwtVerdict = TokenVerdict<JWTPayload>;
 
 const REJECTED: JwtVerdict = Object.freeze({ valid: false });
 
-/** Finds the key a token is checked with: from the JWKS, or the one fixed key. */
-type KeyResolver = (header: Record<string, unknown>, token: unknown) => Promise<FixedKey>;
+/** The fixed key's state: always ready. */
+const FIXED_STATUS: JwtKeyStatus = Object.freeze({ ready: true, keys: 'fixed' });
+
+/**
+ * The verifier `createJwtVerifier` returns: a `TokenVerifier` whose principal is the token's
+ * verified claims, with what a host needs to know whether its keys can serve.
+ *
+ * @example
+ * ```ts
+ * const verifier = createJwtVerifier({ jwksUrl, issuer, audience });
+ * await verifier.reload(); // the keys before the first request; rejects when they cannot be had
+ * // In a readiness route: 503 once the keys are past maxStaleAge.
+ * const { ready, keys } = verifier.status(); // keys: 'fresh' | 'stale' | 'expired' | ...
+ * ```
+ */
+export interface JwtVerifier extends TokenVerifier<JWTPayload> {
+  /**
+   * The state of the keys: `ready` when tokens can be checked now, the age of the keys in use
+   * and the last JWKS fetch's outcome. Cheap and synchronous, for a readiness probe; like a
+   * request, it starts a background refetch when the keys are due one, so a probe keeps an idle
+   * server's keys fresh. With a fixed `key`: always `{ ready: true, keys: 'fixed' }`.
+   */
+  status(): JwtKeyStatus;
+  /**
+   * Fetches the JWKS now, joining a fetch under way, and resolves once the keys are in hand;
+   * rejects with the fetch's error. For a host that wants the keys before it serves. With a
+   * fixed `key`, resolves at once.
+   */
+  reload(): Promise<void>;
+}
 
 /**
  * Creates a `TokenVerifier` that accepts a JWT only when jose verifies its signature with a
@@ -61,14 +85,20 @@ type KeyResolver = (header: Record<string, unknown>, token: unknown) => Promise<
  * embedded in the token (`jwk`, `jku`, `x5u`, `x5c` headers) and unknown `crit` extensions. The
  * verified claims (jose's `JWTPayload`) are the principal, typed all the way to the repository.
  * `verify` throws, rather than answering `{ valid: false }`, only when the token could not be
- * checked: the JWKS could not be fetched (refused, timed out,
- * not `200`, not JSON, not a key set) or the request's signal fired. A plant store answers that
- * with `500`, never by letting the request through. See
+ * checked: the JWKS could not be fetched (refused, timed out, not `200`, not JSON, not a key set)
+ * and no usable keys are in hand, or the token's `kid` is not among them, or the request's signal
+ * fired. A plant store answers that with `500`, never by letting the request through.
+ *
+ * The JWKS is fetched on first use (or `reload()`). Keys older than `cacheMaxAge` keep serving
+ * while a refetch runs in the background; through an outage of the key server they serve until
+ * they are `maxStaleAge` old (24 hours by default), and a failed fetch is retried at most once per
+ * `cooldownDuration`, never once per request. `status()` tells a readiness probe where the keys
+ * stand. See
  * [RFC 7519](https://www.rfc-editor.org/rfc/rfc7519) and
  * [RFC 8725](https://www.rfc-editor.org/rfc/rfc8725) (JWT best current practices).
  *
  * @param options The key source, the expected issuer and audience, and the limits.
- * @returns A verifier for `createPlantStore({ verifier })`.
+ * @returns A verifier for `createPlantStore({ verifier })`, with `status()` and `reload()`.
  * @throws {TypeError} At once, on misuse: no issuer or audience, no key source or both, a URL
  *   that is not http(s), a private or too short key, or an allowlist that is empty, names an
  *   unknown algorithm or `none`, or mixes HMAC with the key source.
@@ -85,16 +115,20 @@ type KeyResolver = (header: Record<string, unknown>, token: unknown) => Promise<
  * const store = createPlantStore({ verifier });
  * ```
  */
-export function createJwtVerifier(options: CreateJwtVerifierOptions): TokenVerifier<JWTPayload> {
+export function createJwtVerifier(options: CreateJwtVerifierOptions): JwtVerifier {
   const { verifyOptions, keys } = checkJwtVerifierOptions(options);
-  let resolveKey: KeyResolver;
+  let source: KeySource;
   if ('jwksUrl' in keys) {
-    const remote = createRemoteJWKSet(keys.jwksUrl, keys.remote);
-    resolveKey = (header, token) => remote(header, token as Parameters<typeof remote>[1]);
+    source = createJwksKeys(keys.jwksUrl, keys.remote, keys.timing);
   } else {
     const fixedKey = keys.key;
-    resolveKey = async () => fixedKey;
+    source = {
+      resolve: async () => fixedKey,
+      status: () => FIXED_STATUS,
+      reload: async () => {},
+    };
   }
+  const resolveKey = source.resolve;
 
   const check = async (token: string): Promise<JwtVerdict> => {
     // Set once jose holds a trusted key: from then on every failure is about this token and
@@ -130,6 +164,8 @@ export function createJwtVerifier(options: CreateJwtVerifierOptions): TokenVerif
       // (so one client's signal must not cancel it): give up waiting instead.
       return raceSignal(check(token), signal);
     },
+    status: () => source.status(),
+    reload: () => source.reload(),
   };
 }
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { cliEnv, postPlant, READY, ROOT, startCli } from '../support/cli-helpers.ts';
+import { cliEnv, NPM_START_MS, postPlant, READY, ROOT, startCli } from '../support/cli-helpers.ts';
 import {
   type Child,
   delay,
@@ -306,7 +306,12 @@ describe('plant-store CLI for operators (#21)', () => {
       { detached: true },
     );
     children.push(child);
-    const [, , port] = await child.line(READY, 'the readiness line through npm start');
+    const [, , port] = await child.line(
+      READY,
+      'the readiness line through npm start',
+      // npm start builds the package before it serves: on a busy machine that alone takes a while.
+      NPM_START_MS,
+    );
     const client = await rawClient(Number(port));
     const body = '{"id": 9, "name": "through npm"}';
     client.socket.write(createHead(body.length) + body.slice(0, 5));

@@ -82,6 +82,26 @@ describe('plant-store CLI with DATABASE_URL', () => {
     assert.match(stderr, /^plant-store: cannot prepare the database: [^\n]*ECONNREFUSED[^\n]*\n$/);
   });
 
+  it(
+    'exits 1 with one line naming the column, and nothing listens, when the plants table cannot hold plants',
+    { skip: SKIP_NO_SERVER },
+    async () => {
+      const schema = await freshSchema();
+      await (admin as pg.Pool).query(
+        `CREATE TABLE "${schema}".plants (id integer PRIMARY KEY, name varchar(10) NOT NULL, tag text)`,
+      );
+      const child = startCli(
+        { PORT: '0', PLANT_STORE_TOKENS: TOKEN, DATABASE_URL: urlFor(schema) },
+        children,
+      );
+      const stderr = await exitsWithOneLine(child, 1, 'a table that cannot hold plants');
+      assert.equal(
+        stderr,
+        'plant-store: cannot prepare the database: plant-store/postgres: the table "plants" cannot hold plants: column id is integer; it must be bigint (int8); column name is character varying(10); it must be text, without a length limit\n',
+      );
+    },
+  );
+
   it('exits 2 with one line that does not echo the URL when DATABASE_URL is not a postgres URL', async () => {
     const secret = 's3cr3t-password';
     const cases = ['', 'not a url', `mysql://root:${secret}@127.0.0.1/test`, 'http://127.0.0.1/'];
@@ -309,10 +329,22 @@ describe('plant-store CLI with DATABASE_URL', () => {
       assert.match(metrics, /^plant_store_pg_pool_connections\{state="total"\} [1-3]$/m);
 
       proxy.cut();
-      assert.deepEqual(await readiness(), {
-        status: 503,
-        body: { status: 'not ready', checks: { shutdown: true, storage: false } },
-      });
+      // A look at the database answers /readyz for up to a second: then it sees the cut.
+      const notReady = await withDeadline(
+        (async () => {
+          for (;;) {
+            const answer = await readiness();
+            if (answer.status !== 200) return answer;
+            await delay(100);
+          }
+        })(),
+        'not ready once the database is cut',
+        5_000,
+      );
+      assert.equal(notReady.status, 503);
+      const { details, ...rest } = notReady.body as { details?: { storage?: unknown } };
+      assert.deepEqual(rest, { status: 'not ready', checks: { shutdown: true, storage: false } });
+      assert.equal(typeof details?.storage, 'string', 'the database error, in a word');
       proxy.restore();
       await withDeadline(
         (async () => {

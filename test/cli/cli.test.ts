@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { serve } from '../../lib/node.ts';
 import {
   type Child,
@@ -10,9 +9,8 @@ import {
   spawnChild,
   withDeadline,
 } from '../support/node-helpers.ts';
+import { NPM_START_MS, READY, ROOT } from '../support/cli-helpers.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const READY = /^plant-store listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
 const PLANT = '{"id": 1, "name": "Monstera"}';
 
 /** The parent's environment without anything that would change the server's settings. */
@@ -51,19 +49,13 @@ describe('plant-store CLI', () => {
     );
   }
 
-  it('prints a generated token and the real URL, creates with that token and exits 0 on SIGTERM when PORT=0', async () => {
+  it('prints a generated token on stderr, only log lines and the real URL on stdout, and exits 0 on SIGTERM when PORT=0', async () => {
     const child = cli({ PORT: '0' });
     const [, url, port] = await child.line(READY, 'the readiness line');
     assert.notEqual(port, '0');
-    // Besides the log's JSON lines, exactly the token line and then the readiness line.
-    const lines = child
-      .stdout()
-      .trimEnd()
-      .split('\n')
-      .filter((line) => !line.startsWith('{'));
-    assert.equal(lines.length, 2, child.stdout());
-    const token = lines[0]?.match(/^plant-store token: ([A-Za-z0-9_-]{43})$/)?.[1];
-    assert.ok(token, `no token line in ${child.stdout()}`);
+    // The token is a secret: it goes to stderr, never to stdout, which a log shipper reads.
+    const token = child.stderr().match(/^plant-store token: ([A-Za-z0-9_-]{43})\n$/)?.[1];
+    assert.ok(token, `no token line alone on stderr: ${JSON.stringify(child.stderr())}`);
 
     const created = await create(url as string, token);
     assert.equal(created.status, 200);
@@ -72,18 +64,64 @@ describe('plant-store CLI', () => {
 
     child.process.kill('SIGTERM');
     assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
-    assert.equal(child.stderr(), '');
+    // In JSON log mode stdout holds JSON lines and the one readiness line, nothing else.
+    const lines = child.stdout().trimEnd().split('\n');
+    assert.deepEqual(
+      lines.filter((line) => !line.startsWith('{')),
+      [`plant-store listening on ${url}`],
+    );
+    for (const line of lines.filter((line) => line.startsWith('{'))) JSON.parse(line);
+    assert.ok(!child.stdout().includes(token), 'the token never enters a log line');
+    assert.equal(child.stderr(), `plant-store token: ${token}\n`);
   });
 
   it('accepts every configured token, prints no token line and exits 0 on SIGINT when PLANT_STORE_TOKENS is set', async () => {
     const child = cli({ PORT: '0', PLANT_STORE_TOKENS: ' first , second ' });
     const [, url] = await child.line(READY, 'the readiness line');
-    assert.doesNotMatch(child.stdout(), /^plant-store token:/m);
+    assert.doesNotMatch(child.stdout() + child.stderr(), /^plant-store token:/m);
     assert.equal((await create(url as string, 'second')).status, 200);
     assert.equal((await create(url as string, 'first')).status, 200);
     assert.equal((await create(url as string, 'third')).status, 401);
     child.process.kill('SIGINT');
     assert.equal(await withDeadline(child.exited, 'the exit after SIGINT'), 0);
+  });
+
+  it('keeps serving, dropping log lines with one note on stderr, when the stdout reader goes away', async () => {
+    // `npm start | head -1`: the reader closes after one line, and the next access line would
+    // have met EPIPE and stopped the server.
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok', PLANT_STORE_LOG: 'json' });
+    const [, url] = await child.line(READY, 'the readiness line');
+    child.process.stdout?.destroy();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 5; i++) assert.equal((await create(url as string, 'tok')).status, 200);
+      // Past the log's batching delay, so each round's lines are written.
+      await delay(150);
+    }
+    assert.equal(child.process.exitCode, null, 'the server is still running');
+    assert.match(
+      child.stderr(),
+      /^plant-store: stdout is closed \(EPIPE\); log lines are dropped from now on\n$/,
+    );
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
+  });
+
+  it('closes connections past PLANT_STORE_MAX_CONNECTIONS unanswered while serving the open one', async () => {
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok', PLANT_STORE_MAX_CONNECTIONS: '1' });
+    const [, , port] = await child.line(READY, 'the readiness line');
+    const request = 'GET /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n';
+    const open = await rawClient(Number(port));
+    open.socket.write(request);
+    await open.waitFor(/^HTTP\/1\.1 200 /, 'the open connection served');
+    const past = await rawClient(Number(port));
+    past.socket.write(request);
+    await withDeadline(past.closed, 'the connection past the cap to be closed');
+    assert.equal(past.text(), '');
+    open.socket.write(request);
+    await open.waitFor(/HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 200 /, 'the open one served again');
+    open.socket.destroy();
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
   });
 
   it('lets an in-flight request finish and then exits 0 when SIGTERM arrives mid-request', async () => {
@@ -143,11 +181,17 @@ describe('plant-store CLI', () => {
       { PORT: '-1' },
       { PLANT_STORE_TOKENS: '' },
       { PLANT_STORE_TOKENS: ',' },
+      // A timeout of 0 would mean "never".
+      { PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '0' },
+      { PLANT_STORE_REQUEST_TIMEOUT_MS: '0' },
     ];
     await Promise.all(
       cases.map(async (env) => {
         const child = cli(env);
-        assert.equal(await withDeadline(child.exited, `the exit for ${JSON.stringify(env)}`), 2);
+        assert.equal(
+          await withDeadline(child.exited, `the exit for ${JSON.stringify(env)}`, 15_000),
+          2,
+        );
         assert.equal(child.stdout(), '', 'nothing printed on stdout: nothing listened');
         assert.match(child.stderr(), /^plant-store: [^\n]+\n$/);
       }),
@@ -172,7 +216,12 @@ describe('plant-store CLI', () => {
   it('lets SIGTERM through npm start so npm exits 0', async () => {
     const child = spawnChild('npm', ['start', '--silent'], { ...baseEnv(), PORT: '0' }, ROOT);
     children.push(child);
-    await child.line(READY, 'the readiness line through npm start');
+    await child.line(
+      READY,
+      'the readiness line through npm start',
+      // npm start builds the package before it serves: on a busy machine that alone takes a while.
+      NPM_START_MS,
+    );
     child.process.kill('SIGTERM');
     assert.equal(await withDeadline(child.exited, 'npm to exit after SIGTERM'), 0);
   });

@@ -25,6 +25,7 @@ describe('parseSettings', () => {
         auth: { kind: 'random-token' },
         storage: { kind: 'memory' },
         cors: undefined,
+        location: { publicUrl: undefined, basePath: '', trustProxy: false },
         limits: {
           maxBodyBytes: undefined,
           timeoutMs: undefined,
@@ -33,6 +34,7 @@ describe('parseSettings', () => {
           requestTimeoutMs: undefined,
           pgPoolMax: undefined,
           maxPlants: undefined,
+          maxConnections: undefined,
         },
         log: { format: 'auto', level: 'info' },
         admin: undefined,
@@ -217,6 +219,19 @@ describe('parseSettings', () => {
       }
     });
 
+    it('reports PLANT_STORE_JWKS_URL without echoing it when it holds a user name or password', () => {
+      // fetch refuses such a URL on every request, and its message would print the password.
+      for (const jwksUrl of [
+        'https://user:s3cret@id.example.com/jwks',
+        'http://s3cret@127.0.0.1/',
+      ]) {
+        assert.equal(
+          errorOf({ ...JWT, PLANT_STORE_JWKS_URL: jwksUrl }),
+          'PLANT_STORE_JWKS_URL must not hold a user name or password',
+        );
+      }
+    });
+
     it('reports an empty issuer or audience', () => {
       assert.equal(
         errorOf({ ...JWT, PLANT_STORE_JWT_ISSUER: '' }),
@@ -227,6 +242,54 @@ describe('parseSettings', () => {
         'PLANT_STORE_JWT_AUDIENCE must not be empty',
       );
     });
+  });
+
+  it('reads PLANT_STORE_PUBLIC_URL and its path as the base path when it is set', () => {
+    assert.deepEqual(
+      settingsOf({ PLANT_STORE_PUBLIC_URL: 'https://api.example.com/v1/' }).location,
+      {
+        publicUrl: 'https://api.example.com/v1/',
+        basePath: '/v1',
+        trustProxy: false,
+      },
+    );
+    assert.equal(
+      settingsOf({ PLANT_STORE_PUBLIC_URL: 'https://api.example.com' }).location.basePath,
+      '',
+    );
+  });
+
+  it('reports PLANT_STORE_PUBLIC_URL when it is not an absolute http(s) URL without a query', () => {
+    for (const raw of [
+      '',
+      '/v1',
+      'ftp://example.com',
+      'https://example.com/?a=1',
+      'https://u:p@x.example',
+    ]) {
+      assert.match(errorOf({ PLANT_STORE_PUBLIC_URL: raw }), /^PLANT_STORE_PUBLIC_URL must/);
+    }
+  });
+
+  it('reads PLANT_STORE_BASE_PATH over the public URL path, and reports a malformed one', () => {
+    const env = { PLANT_STORE_PUBLIC_URL: 'https://api.example.com/v1' };
+    assert.equal(settingsOf({ ...env, PLANT_STORE_BASE_PATH: '/' }).location.basePath, '');
+    assert.equal(settingsOf({ PLANT_STORE_BASE_PATH: '/api/v2' }).location.basePath, '/api/v2');
+    for (const raw of ['', 'api', '/api/', '/a?b']) {
+      assert.match(errorOf({ PLANT_STORE_BASE_PATH: raw }), /^PLANT_STORE_BASE_PATH must be \//);
+    }
+  });
+
+  it('reads PLANT_STORE_TRUST_PROXY as true, false or a hop count, and reports anything else', () => {
+    assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: 'true' }).location.trustProxy, true);
+    assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: ' FALSE ' }).location.trustProxy, false);
+    assert.equal(settingsOf({ PLANT_STORE_TRUST_PROXY: '2' }).location.trustProxy, 2);
+    for (const raw of ['', '0', 'yes', '-1', '1.5', '10.0.0.0/8']) {
+      assert.match(
+        errorOf({ PLANT_STORE_TRUST_PROXY: raw }),
+        /^PLANT_STORE_TRUST_PROXY must be true, false or a number of proxy hops/,
+      );
+    }
   });
 
   it('reads PLANT_STORE_CORS_ORIGINS as * or a trimmed list of exact origins (#23)', () => {
@@ -275,19 +338,21 @@ describe('parseSettings', () => {
     const { limits } = settingsOf({
       PLANT_STORE_MAX_BODY_BYTES: '2048',
       PLANT_STORE_TIMEOUT_MS: '2500',
-      PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '0',
+      PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '1',
       PLANT_STORE_HEADERS_TIMEOUT_MS: '5000',
       PLANT_STORE_REQUEST_TIMEOUT_MS: '20000',
       PLANT_STORE_MAX_PLANTS: '1000',
+      PLANT_STORE_MAX_CONNECTIONS: '512',
     });
     assert.deepEqual(limits, {
       maxBodyBytes: 2048,
       timeoutMs: 2500,
-      keepAliveTimeoutMs: 0,
+      keepAliveTimeoutMs: 1,
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20_000,
       pgPoolMax: undefined,
       maxPlants: 1000,
+      maxConnections: 512,
     });
     assert.equal(
       settingsOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_PG_POOL_MAX: '4' }).limits
@@ -303,8 +368,14 @@ describe('parseSettings', () => {
       ['PLANT_STORE_TIMEOUT_MS', '0'],
       ['PLANT_STORE_TIMEOUT_MS', '2147483648'],
       ['PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', '-1'],
+      // A timeout of 0 would mean "never": slowloris protection off.
+      ['PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', '0'],
+      ['PLANT_STORE_HEADERS_TIMEOUT_MS', '0'],
+      ['PLANT_STORE_REQUEST_TIMEOUT_MS', '0'],
       ['PLANT_STORE_HEADERS_TIMEOUT_MS', 'soon'],
       ['PLANT_STORE_MAX_PLANTS', ''],
+      ['PLANT_STORE_MAX_CONNECTIONS', '0'],
+      ['PLANT_STORE_MAX_CONNECTIONS', '1000001'],
     ] as const) {
       assert.match(
         errorOf({ [name]: value }),

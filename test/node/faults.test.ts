@@ -224,7 +224,13 @@ describe('a verifier that fails, behind serve', () => {
       const expected = [500, 500, 503, 200, 401][i % 5];
       assert.equal(answer.status, expected, `create ${i} with token ${tokens[i % 5]}`);
     }
-    assert.equal(errors.length, 40, 'each throw and rejection is reported, nothing else');
+    assert.equal(errors.length, 60, 'each throw, rejection and deadline is reported, nothing else');
+    const deadlines = errors.filter((error) => (error as { code?: string }).code !== undefined);
+    assert.deepEqual(
+      new Set(deadlines.map((error) => (error as { code: string }).code)),
+      new Set(['ERR_VERIFIER_TIMEOUT']),
+    );
+    assert.equal(deadlines.length, 20);
     assert.deepEqual(
       calls.map((plant) => Number(plant.id) % 5),
       Array(20).fill(3),

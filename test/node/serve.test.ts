@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { serve } from '../../lib/node.ts';
+import { type ServeOptions, serve } from '../../lib/node.ts';
 import { TOKEN, testStore } from '../support/fakes.ts';
 import { checkRaw, rawPlantRequest } from '../support/fault-helpers.ts';
 import {
@@ -268,6 +268,39 @@ describe('serve', () => {
     assert.ok((await inFlight) instanceof Error);
   });
 
+  it('closes new connections past maxConnections while serving the open ones', async () => {
+    // Without a cap, a flood of idle connections could take every file descriptor.
+    const handle = await serve({ fetch: () => new Response('ok'), port: 0, maxConnections: 2 });
+    const request = 'GET / HTTP/1.1\r\nHost: a\r\n\r\n';
+    try {
+      const first = await rawClient(handle.port);
+      const second = await rawClient(handle.port);
+      first.socket.write(request);
+      second.socket.write(request);
+      await first.waitFor(/^HTTP\/1\.1 200 /, 'the first connection served');
+      await second.waitFor(/^HTTP\/1\.1 200 /, 'the second connection served');
+      const third = await rawClient(handle.port);
+      third.socket.write(request);
+      await withDeadline(third.closed, 'the connection past the cap to be closed');
+      assert.equal(third.text(), '', 'closed unanswered');
+      // The open ones are still served, on the same connections.
+      first.socket.write(request);
+      await first.waitFor(
+        /HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 200 /,
+        'the first connection served again',
+      );
+      // Once one closes, a new connection is served.
+      second.socket.destroy();
+      await withDeadline(second.closed, 'the second connection to close');
+      await delay(20);
+      const response = await withDeadline(fetch(handle.url), 'a new connection under the cap');
+      assert.equal(await response.text(), 'ok');
+      first.socket.destroy();
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('rejects when the port is taken and throws a TypeError for a bad option', async () => {
     const first = await serve({ fetch: echo, port: 0 });
     try {
@@ -278,6 +311,19 @@ describe('serve', () => {
     assert.throws(() => serve({ fetch: echo, port: 70000 }), TypeError);
     assert.throws(() => serve({ fetch: echo, host: '' }), TypeError);
     assert.throws(() => serve({ fetch: echo, headersTimeout: -1 }), TypeError);
+    // To node, a timeout of 0 means "never": slowloris protection off.
+    for (const name of [
+      'headersTimeout',
+      'requestTimeout',
+      'keepAliveTimeout',
+      'connectionsCheckingInterval',
+      'maxConnections',
+    ]) {
+      assert.throws(() => serve({ fetch: echo, [name]: 0 }), {
+        name: 'TypeError',
+        message: `${name} must be a positive integer`,
+      });
+    }
     assert.throws(
       () => serve({ fetch: echo, headersTimeout: 2000, requestTimeout: 1000 }),
       TypeError,
@@ -481,6 +527,20 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
     }
   });
 
+  it('throws a TypeError naming the nearest option when an option name is misspelled', () => {
+    // `serve({ prot: 38211 })` listened on 3000 without a word.
+    const { store } = testStore();
+    assert.throws(() => serve({ fetch: store.fetch, prot: 38211 } as object as ServeOptions), {
+      name: 'TypeError',
+      message: /serve: unknown option "prot"; did you mean "port"\?/,
+    });
+    assert.throws(
+      () =>
+        serve({ fetch: store.fetch, port: 0, onRequestEnds: () => {} } as object as ServeOptions),
+      { name: 'TypeError', message: /did you mean "onRequestEnd"\?/ },
+    );
+  });
+
   it('throws a TypeError for an observing option of the wrong type', async () => {
     const { store } = testStore();
     for (const options of [{ requestIds: 'yes' }, { onRequestEnd: 'log' }]) {
@@ -489,5 +549,110 @@ describe('serve with requestIds and onRequestEnd (#21)', () => {
         TypeError,
       );
     }
+  });
+});
+
+describe('serve with hooks that fail', () => {
+  /** Collects what escapes to the process while `run` runs, and a little after. */
+  async function escapes(run: () => Promise<void>): Promise<unknown[]> {
+    const escaped: unknown[] = [];
+    const heard = (error: unknown): void => void escaped.push(error);
+    process.on('uncaughtException', heard);
+    process.on('unhandledRejection', heard);
+    try {
+      await run();
+      await delay(50);
+    } finally {
+      process.off('uncaughtException', heard);
+      process.off('unhandledRejection', heard);
+    }
+    return escaped;
+  }
+
+  it('answers every request and reports each failure once to onError when a hook throws or rejects', async () => {
+    // A hook is the host's code inside a request any client can send: its failure must not
+    // reach the process, where it would stop every other request.
+    const { store } = testStore();
+    const hooks = {
+      'a throwing onRequestStart': {
+        onRequestStart: () => {
+          throw new Error('start failed');
+        },
+      },
+      'a throwing onRequestEnd': {
+        onRequestEnd: () => {
+          throw new Error('end failed');
+        },
+      },
+      'a rejecting onRequestStart': {
+        onRequestStart: async () => {
+          throw new Error('start rejected');
+        },
+      },
+      'a rejecting onRequestEnd': {
+        onRequestEnd: async () => {
+          throw new Error('end rejected');
+        },
+      },
+    };
+    for (const [what, hook] of Object.entries(hooks)) {
+      const reported: unknown[] = [];
+      const escaped = await escapes(async () => {
+        const handle = await serve({
+          fetch: store.fetch,
+          port: 0,
+          onError: (error) => reported.push(error),
+          ...hook,
+        });
+        try {
+          const plants = await withDeadline(
+            fetch(`${handle.url}/plants`, { method: 'POST' }),
+            what,
+          );
+          assert.equal(plants.status, 401, what);
+          await plants.text();
+          const document = await withDeadline(fetch(`${handle.url}/openapi.json`), what);
+          assert.equal(document.status, 200, what);
+          await document.text();
+          // The answers written straight to the socket call the hooks too.
+          const rejected = parseRawResponse(await rawExchange(handle.port, 'GARBAGE\r\n\r\n'));
+          assert.equal(rejected.status, 400, what);
+          await delay(20);
+        } finally {
+          await handle.close();
+        }
+      });
+      assert.deepEqual(escaped, [], `${what}: nothing reaches the process`);
+      assert.equal(reported.length, 3, `${what}: one report per request`);
+      for (const error of reported) assert.match((error as Error).message, /failed|rejected/);
+    }
+  });
+
+  it('writes to stderr, once per failure, when onError itself throws while reporting a hook', async (t) => {
+    const { store } = testStore();
+    const stderr = t.mock.method(console, 'error', () => {});
+    const escaped = await escapes(async () => {
+      const handle = await serve({
+        fetch: store.fetch,
+        port: 0,
+        onRequestEnd: async () => {
+          throw new Error('end rejected');
+        },
+        onError: () => {
+          throw new Error('onError failed');
+        },
+      });
+      try {
+        const response = await withDeadline(fetch(`${handle.url}/openapi.json`), 'a request');
+        assert.equal(response.status, 200);
+        await response.text();
+        await delay(20);
+      } finally {
+        await handle.close();
+      }
+    });
+    assert.deepEqual(escaped, []);
+    assert.equal(stderr.mock.callCount(), 1);
+    assert.match(String(stderr.mock.calls[0]?.arguments[1]), /onError failed/);
   });
 });

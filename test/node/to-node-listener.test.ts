@@ -78,6 +78,32 @@ describe('toNodeListener', () => {
     assert.equal(body.body, null);
   });
 
+  it('hands a handler a native Request that new Request(request, init) copies, body included', async () => {
+    // A Request look-alike fails here: fetch copies a request from its private state.
+    const server = await start(async (request) => {
+      assert.ok(request instanceof Request);
+      const copy = new Request(request, { headers: { 'x-copied': 'yes' } });
+      return Response.json({
+        method: copy.method,
+        url: copy.url,
+        copied: copy.headers.get('x-copied'),
+        body: await copy.text(),
+      });
+    });
+    const { response, body } = await send(`${server.url}/plants?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'content-length': '5' },
+      body: ['hello'],
+    });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(JSON.parse(body), {
+      method: 'POST',
+      url: `${server.url}/plants?x=1`,
+      copied: 'yes',
+      body: 'hello',
+    });
+  });
+
   it('gives the request no body when the headers announce none', async () => {
     const server = await start(echo);
     for (const [method, headers] of [
@@ -536,5 +562,15 @@ describe('toNodeListener', () => {
     assert.throws(() => toNodeListener(undefined as unknown as () => Response), TypeError);
     assert.throws(() => toNodeListener(echo, { maxDrainBytes: -1 }), TypeError);
     assert.throws(() => toNodeListener(echo, { drainTimeout: 1.5 }), TypeError);
+  });
+
+  it('throws a TypeError naming the nearest option when an option name is misspelled', () => {
+    // A misspelled option would otherwise keep its default without a word.
+    assert.throws(() => toNodeListener(echo, { drainTimeot: 100 } as object), {
+      name: 'TypeError',
+      message: /toNodeListener: unknown option "drainTimeot"; did you mean "drainTimeout"\?/,
+    });
+    // serve's own options are not the listener's.
+    assert.throws(() => toNodeListener(echo, { port: 0 } as object), TypeError);
   });
 });

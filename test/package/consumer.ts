@@ -1,13 +1,14 @@
 /**
  * A consumer of every public entry, compiled against the built declarations by the oldest
  * TypeScript plant-store supports (`npm run check:package`). It also pins what the types
- * promise: a verifier's principal reaches the repository typed, and a string in place of a token
- * list does not compile.
+ * promise: a verifier's principal reaches the repository typed, a string in place of a token
+ * list does not compile, and `node:test`'s `test` fits the kit's register helpers.
  *
  * @module
  */
 
 import { createServer } from 'node:http';
+import { test } from 'node:test';
 import {
   createPlantStore,
   createStaticTokenVerifier,
@@ -18,6 +19,13 @@ import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS } from 'plant-store/jwt';
 import { serve, toNodeListener } from 'plant-store/node';
 import { PlantStoreInstrumentation } from 'plant-store/otel';
 import { createPostgresRepository } from 'plant-store/postgres';
+import {
+  checkServer,
+  type ConformanceReport,
+  registerRepositoryConformance,
+  registerVerifierConformance,
+  runRepositoryConformance,
+} from 'plant-store/testing';
 
 interface Gardener {
   readonly id: string;
@@ -60,6 +68,13 @@ export const servers = [
   serve({ fetch: jwtStore.fetch, port: 0 }),
   // Any driver with query(text, values) fits, pg's Pool among them.
   createPostgresRepository({ query: async () => ({ rows: [] }) }),
+];
+
+registerRepositoryConformance(test, () => byGardener, { honoursAbortedSignal: false });
+registerVerifierConformance(test, () => gardeners, { valid: ['t0ken'], invalid: ['guess'] });
+export const reports: Array<Promise<ConformanceReport>> = [
+  runRepositoryConformance(() => ({ repository: byGardener, cleanup: async () => {} })),
+  checkServer({ baseUrl: 'http://127.0.0.1:3000', token: 't0ken', onResult: ({ error }) => error }),
 ];
 
 // A host's OpenTelemetry: the instrumentation is OpenTelemetry's own kind, so it fits its API.

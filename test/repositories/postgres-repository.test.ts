@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -10,7 +11,7 @@ import {
   type PostgresClient,
   type PostgresTableOptions,
 } from '../../lib/postgres.ts';
-import { describeRepositoryConformance } from '../support/repository-conformance.ts';
+import { registerRepositoryConformance } from '../../lib/testing.ts';
 
 // PGlite (embedded PostgreSQL) runs when its package is installed (`npm ci --prefix
 // test/repositories`: kept out of the main install, 27 MB), so a machine without a server can
@@ -119,6 +120,47 @@ async function freshTable(client: PostgresClient, options: PostgresTableOptions 
   return { table, repository: createPostgresRepository(client, table), cleanup };
 }
 
+/** One connection of the client (a pool's, checked out) and how to give it back. */
+async function oneSession(
+  client: PostgresClient,
+): Promise<PostgresClient & { release: () => Promise<void> }> {
+  if (client instanceof pg.Pool) {
+    const connection = await client.connect();
+    return {
+      query: (text, values) => connection.query(text, values),
+      release: async () => connection.release(),
+    };
+  }
+  // PGlite is one session already.
+  return { query: (text, values) => client.query(text, values), release: async () => {} };
+}
+
+/**
+ * The client with its first statement held back until `release()`, so that the creates made
+ * meanwhile wait and go together in the next statement; records every statement.
+ */
+function heldClient(client: PostgresClient) {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const statements: Array<{ text: string; values: unknown[] }> = [];
+  const held: PostgresClient = {
+    async query(text: string, values: unknown[] = []) {
+      statements.push({ text, values });
+      if (statements.length === 1) await gate;
+      return client.query(text, values);
+    },
+  };
+  const inserts = () => statements.filter((statement) => statement.text.startsWith('INSERT'));
+  return { client: held, statements, inserts, release };
+}
+
+/** The ids a create statement sent: one alone, or the array of a batch. */
+function idsOf(values: unknown[]): unknown[] {
+  return Array.isArray(values[0]) ? values[0] : [values[0]];
+}
+
 /** A client that records every call and answers from a script. */
 function scriptedClient(answer: (text: string, values: unknown[], call: number) => unknown) {
   const calls: Array<{ text: string; values: unknown[] }> = [];
@@ -132,9 +174,25 @@ function scriptedClient(answer: (text: string, values: unknown[], call: number) 
 }
 
 for (const backend of backends) {
-  describeRepositoryConformance(`createPostgresRepository on ${backend.name}`, async () =>
-    freshTable(await backend.client()),
-  );
+  describe(`createPostgresRepository on ${backend.name}: the conformance kit`, () => {
+    // The table each repository of the kit's checks writes, for the second instance over it.
+    const tablesOf = new WeakMap<PlantRepository, PostgresTableOptions>();
+    registerRepositoryConformance(
+      it,
+      async () => {
+        const fresh = await freshTable(await backend.client());
+        tablesOf.set(fresh.repository, fresh.table);
+        return fresh;
+      },
+      backend.name === 'PGlite'
+        ? {}
+        : {
+            // Another pool on the same table: a second process, as far as the server can tell.
+            makeSecondInstance: async (first) =>
+              createPostgresRepository(await poolB(), tablesOf.get(first)),
+          },
+    );
+  });
 
   describe(`createPostgresRepository on ${backend.name}`, () => {
     it('stores ids as exact bigints when they are at the ends of the int64 range', async () => {
@@ -283,6 +341,184 @@ for (const backend of backends) {
       }
     });
 
+    it('sends the creates that arrive while a statement is in flight together in one statement', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
+        const first = repository.create({ id: 1n, name: 'first' }, { signal: signal() });
+        const rest = Array.from({ length: 20 }, (_, i) =>
+          repository.create({ id: BigInt(100 + i), name: `${i}` }, { signal: signal() }),
+        );
+        assert.equal(held.statements.length, 1);
+        held.release();
+        assert.deepStrictEqual(
+          await Promise.all([first, ...rest]),
+          Array(21).fill({ created: true }),
+        );
+        assert.deepStrictEqual(
+          held.statements.map((statement) => idsOf(statement.values).length),
+          [1, 20],
+        );
+        const { rows } = await client.query(
+          `SELECT count(*)::int AS n FROM ${qualified(table)}`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ n: 21 }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('lets exactly one create of an id win when several of it share one batch', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
+        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+        const first = create({ id: 1n, name: 'hold' });
+        const batch = [
+          create({ id: 7n, name: 'Fern', tag: 'green' }),
+          create({ id: 7n, name: 'Fern', tag: 'green' }),
+          create({ id: 7n, name: 'Cactus' }),
+          create({ id: 8n, name: 'Moss' }),
+          create({ id: 8n, name: 'Moss' }),
+        ];
+        held.release();
+        await first;
+        assert.deepStrictEqual(await Promise.all(batch), [
+          { created: true },
+          { created: false, existing: { name: 'Fern', tag: 'green' } },
+          { created: false, existing: { name: 'Fern', tag: 'green' } },
+          { created: true },
+          { created: false, existing: { name: 'Moss' } },
+        ]);
+        assert.equal(held.inserts().length, 2);
+        const { rows } = await client.query(
+          `SELECT id::text AS id, name, tag FROM ${qualified(table)} WHERE id > 1 ORDER BY id`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [
+          { id: '7', name: 'Fern', tag: 'green' },
+          { id: '8', name: 'Moss', tag: null },
+        ]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('answers stored, replay and conflict in one batch when some ids are taken', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        await client.query(
+          `INSERT INTO ${qualified(table)} (id, name, tag) VALUES (5, 'Ivy', NULL), (6, 'Fern', 'x')`,
+          [],
+        );
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
+        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+        const first = create({ id: 1n, name: 'hold' });
+        const batch = [
+          create({ id: 5n, name: 'Ivy' }),
+          create({ id: 6n, name: 'Other' }),
+          create({ id: 9n, name: 'New' }),
+        ];
+        held.release();
+        await first;
+        assert.deepStrictEqual(await Promise.all(batch), [
+          { created: false, existing: { name: 'Ivy' } },
+          { created: false, existing: { name: 'Fern', tag: 'x' } },
+          { created: true },
+        ]);
+        // The insert of the batch, then one primary-key read for both taken ids.
+        assert.deepStrictEqual(
+          held.statements
+            .slice(1)
+            .map((statement) => [statement.text.split(' ')[0], idsOf(statement.values)]),
+          [
+            ['INSERT', ['5', '6', '9']],
+            ['SELECT', ['5', '6']],
+          ],
+        );
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('fails only the bad row when one create of a batch cannot be stored', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
+        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+        const first = create({ id: 1n, name: 'hold' });
+        // PostgreSQL text cannot hold U+0000: the whole batch statement fails on it.
+        const outcomes = Promise.allSettled([
+          create({ id: 2n, name: 'good' }),
+          create({ id: 3n, name: 'bad\u0000row' }),
+          create({ id: 4n, name: 'good too', tag: 't' }),
+          create({ id: 2n, name: 'good' }),
+        ]);
+        held.release();
+        await first;
+        const [good, bad, goodToo, again] = await outcomes;
+        assert.equal(bad?.status, 'rejected');
+        assert.equal((bad as PromiseRejectedResult).reason.code, '22021');
+        assert.deepStrictEqual(goodToo, { status: 'fulfilled', value: { created: true } });
+        // The two creates of id 2 went on their own, at once: either may have won.
+        assert.deepStrictEqual(
+          [good, again]
+            .map((outcome) => JSON.stringify((outcome as PromiseFulfilledResult<unknown>).value))
+            .sort(),
+          ['{"created":false,"existing":{"name":"good"}}', '{"created":true}'],
+        );
+        const { rows } = await client.query(
+          `SELECT id::text AS id FROM ${qualified(table)} ORDER BY id`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ id: '1' }, { id: '2' }, { id: '4' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('never sends a create whose signal aborts while it waits for a batch', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
+        const first = repository.create({ id: 1n, name: 'hold' }, { signal: signal() });
+        const controller = new AbortController();
+        const reason = new Error('deadline');
+        const late = repository.create({ id: 2n, name: 'late' }, { signal: controller.signal });
+        const onTime = repository.create({ id: 3n, name: 'on time' }, { signal: signal() });
+        controller.abort(reason);
+        // Rejected at once, while the statement ahead of it is still held.
+        await assert.rejects(late, (error) => error === reason);
+        held.release();
+        assert.deepStrictEqual(await Promise.all([first, onTime]), [
+          { created: true },
+          { created: true },
+        ]);
+        assert.deepStrictEqual(
+          held.inserts().map((statement) => idsOf(statement.values)),
+          [['1'], ['3']],
+        );
+        const { rows } = await client.query(
+          `SELECT id::text AS id FROM ${qualified(table)} ORDER BY id`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ id: '1' }, { id: '3' }]);
+      } finally {
+        await cleanup();
+      }
+    });
+
     it("rejects with the driver's error when the table does not exist", async () => {
       const repository = createPostgresRepository(await backend.client(), {
         table: uniqueTableName('missing'),
@@ -354,23 +590,114 @@ for (const backend of backends) {
       }
     });
 
-    for (const [title, columns] of [
-      ['lacks the tag column', 'id bigint PRIMARY KEY, name text NOT NULL'],
-      ['has no unique key on id', 'id bigint, name text NOT NULL, tag text'],
+    for (const [title, columns, problem] of [
+      [
+        'id is an integer',
+        'id integer PRIMARY KEY, name text NOT NULL, tag text',
+        'column id is integer; it must be bigint (int8)',
+      ],
+      [
+        'name has a length limit',
+        'id bigint PRIMARY KEY, name varchar(10) NOT NULL, tag text',
+        'column name is character varying(10); it must be text, without a length limit',
+      ],
+      [
+        'name may be NULL',
+        'id bigint PRIMARY KEY, name text, tag text',
+        'column name must be NOT NULL',
+      ],
+      [
+        'tag is NOT NULL',
+        'id bigint PRIMARY KEY, name text NOT NULL, tag text NOT NULL',
+        'column tag must allow NULL (a plant may have no tag)',
+      ],
+      [
+        'has another NOT NULL column without a default',
+        'id bigint PRIMARY KEY, name text NOT NULL, tag text, owner text NOT NULL',
+        'column owner is NOT NULL without a default, so a create cannot fill it',
+      ],
+      [
+        'has no primary key',
+        'id bigint UNIQUE, name text NOT NULL, tag text',
+        'column id must be the primary key, alone',
+      ],
+      [
+        'has a primary key of two columns',
+        'id bigint, name text NOT NULL, tag text, PRIMARY KEY (id, name)',
+        'column id must be the primary key, alone',
+      ],
+      [
+        'lacks the tag column',
+        'id bigint PRIMARY KEY, name text NOT NULL',
+        'column tag is missing',
+      ],
     ] as const) {
-      it(`rejects when an existing table ${title}`, async () => {
+      it(`rejects naming the column when an existing table's ${title}`, async () => {
         const client = await backend.client();
         const table = uniqueTableName();
         await client.query(`CREATE TABLE ${quote(table)} (${columns})`, []);
         try {
-          await assert.rejects(ensurePlantTable(client, { table }), (error: { code?: string }) =>
-            ['42703', '42P10'].includes(error.code ?? ''),
-          );
+          await assert.rejects(ensurePlantTable(client, { table }), {
+            message: `plant-store/postgres: the table ${quote(table)} cannot hold plants: ${problem}`,
+          });
         } finally {
           await client.query(`DROP TABLE ${quote(table)}`, []);
         }
       });
     }
+
+    it('accepts a table with more columns when they have defaults or allow NULL', async () => {
+      const client = await backend.client();
+      const table = uniqueTableName();
+      await client.query(
+        `CREATE TABLE ${quote(table)} (id int8 PRIMARY KEY, name varchar NOT NULL, tag text,
+           created_at timestamptz NOT NULL DEFAULT now(), serial bigint GENERATED ALWAYS AS IDENTITY,
+           note text)`,
+        [],
+      );
+      try {
+        await ensurePlantTable(client, { table });
+        const repository = createPostgresRepository(client, { table });
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'a' }, { signal: signal() }),
+          {
+            created: true,
+          },
+        );
+      } finally {
+        await client.query(`DROP TABLE ${quote(table)}`, []);
+      }
+    });
+
+    it('accepts the table sql/plants.sql creates, which is the README block', async () => {
+      const sql = readFileSync(new URL('../../sql/plants.sql', import.meta.url), 'utf8');
+      const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+      const block = /<!-- file: sql\/plants\.sql -->\n\n?```sql\n([^]*?)```/.exec(readme)?.[1];
+      assert.equal(block, sql);
+      const client = await backend.client();
+      const schema = `plants_sql_${RUN}`;
+      await client.query(`CREATE SCHEMA ${quote(schema)}`, []);
+      // The file names no schema: run it as it is, with the fresh schema first on the path. One
+      // connection, so that the SET and the file's statement meet.
+      const session = await oneSession(client);
+      try {
+        await session.query(`SET search_path TO ${quote(schema)}`, []);
+        await session.query(sql, []);
+        await ensurePlantTable(session);
+        await ensurePlantTable(client, { schema });
+        const repository = createPostgresRepository(client, { schema });
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'a' }, { signal: signal() }),
+          {
+            created: true,
+          },
+        );
+      } finally {
+        await session.query('RESET search_path', []);
+        await session.release();
+        await client.query(`DROP SCHEMA ${quote(schema)} CASCADE`, []);
+      }
+    });
   });
 }
 
@@ -454,6 +781,30 @@ describe('createPlantStore with createPostgresRepository', () => {
     assert.deepStrictEqual(reported, [failure]);
   });
 
+  it('answers 503 to a create whose deadline passes while it waits, and never sends it', async () => {
+    const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const store = createPlantStore({
+      repository: createPostgresRepository(client, { maxInFlight: 1 }),
+      verifier,
+      timeoutMs: 50,
+      onError: (error) => assert.fail(`unexpected onError: ${error}`),
+    });
+    const responses = await Promise.all(
+      ['{"id": 1, "name": "a"}', '{"id": 2, "name": "b"}'].map(async (body) =>
+        answer(await store.fetch(post(body))),
+      ),
+    );
+    assert.deepStrictEqual(
+      responses.map((response) => response.status),
+      [503, 503],
+    );
+    await sleep(10);
+    assert.deepStrictEqual(
+      calls.map((call) => idsOf(call.values)),
+      [['1']],
+    );
+  });
+
   it('answers 503 when the database does not answer before the deadline', async () => {
     const { client, calls } = scriptedClient(() => new Promise(() => {}));
     const store = createPlantStore({
@@ -501,6 +852,46 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
             if (!outcome.created) assert.deepStrictEqual(outcome.existing, stored);
           }
         }
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('lets exactly one create of each id win when two pools batch overlapping ids', async () => {
+      const [a, b] = [await poolA(), await poolB()];
+      const { table, cleanup } = await freshTable(a);
+      try {
+        const repositories = [
+          createPostgresRepository(a, table),
+          createPostgresRepository(b, table),
+        ];
+        // 400 creates over 40 ids, in a different order on each side: batches on both sides share
+        // ids, and must neither deadlock nor both win one.
+        const creates = Array.from({ length: 400 }, (_, i) => ({
+          side: i % 2,
+          plant: {
+            id: BigInt(i % 2 === 0 ? (i >> 1) % 40 : 39 - ((i >> 1) % 40)),
+            name: `n${i % 3}`,
+          },
+        }));
+        const outcomes = await Promise.all(
+          creates.map(({ side, plant }) =>
+            (repositories[side] as PlantRepository).create(plant, { signal: signal() }),
+          ),
+        );
+        const { rows } = await a.query(`SELECT id::text AS id, name FROM ${qualified(table)}`);
+        const stored = new Map(rows.map((row) => [row.id as string, row.name as string]));
+        assert.equal(stored.size, 40);
+        const winners = new Map<string, number>();
+        for (const [i, outcome] of outcomes.entries()) {
+          const { plant } = creates[i] as (typeof creates)[number];
+          const id = String(plant.id);
+          if (outcome.created) {
+            winners.set(id, (winners.get(id) ?? 0) + 1);
+            assert.equal(stored.get(id), plant.name);
+          } else assert.deepStrictEqual(outcome.existing, { name: stored.get(id) });
+        }
+        assert.deepStrictEqual([...winners.values()], Array(40).fill(1));
       } finally {
         await cleanup();
       }
@@ -557,16 +948,52 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
 
 describe('createPostgresRepository', () => {
   it('sends the id as exact decimal text and every value as a parameter when it creates', async () => {
-    const { client, calls } = scriptedClient(async () => ({ rows: [{ created: true }] }));
+    const { client, calls } = scriptedClient(async () => ({
+      rows: [{ id: '9223372036854775807' }],
+    }));
     const repository = createPostgresRepository(client, { table: 'plants' });
     const name = "x'); DROP TABLE plants; --";
     await repository.create({ id: 9223372036854775807n, name, tag: 't' }, { signal: signal() });
     assert.equal(calls.length, 1);
     assert.deepStrictEqual(calls[0]?.values, ['9223372036854775807', name, 't']);
     assert.equal(calls[0]?.text.includes(name), false);
-    assert.match(
-      calls[0]?.text ?? '',
-      /^INSERT INTO "plants" .* ON CONFLICT \(id\) DO NOTHING RETURNING/,
+    assert.equal(
+      calls[0]?.text,
+      'INSERT INTO "plants" (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id',
+    );
+  });
+
+  it('sends a lone create at once, alone, when no statement is in flight', () => {
+    const { client, calls } = scriptedClient(async (_text, values) => ({
+      rows: idsOf(values).map((id) => ({ id })),
+    }));
+    const repository = createPostgresRepository(client);
+    void repository.create({ id: 1n, name: 'a' }, { signal: signal() });
+    // Counted before any await: nothing waits for a timer or a later turn.
+    assert.equal(calls.length, 1);
+    assert.deepStrictEqual(calls[0]?.values, ['1', 'a', null]);
+  });
+
+  it('sends the waiting creates in batches of at most maxBatchSize when they pile up', async () => {
+    const answers: Array<() => void> = [];
+    const { client, calls } = scriptedClient(
+      (_text, values) =>
+        new Promise((resolve) => {
+          answers.push(() => resolve({ rows: idsOf(values).map((id) => ({ id })) }));
+        }),
+    );
+    const repository = createPostgresRepository(client, { maxBatchSize: 4, maxInFlight: 1 });
+    const outcomes = Array.from({ length: 11 }, (_, i) =>
+      repository.create({ id: BigInt(i), name: 'a' }, { signal: signal() }),
+    );
+    for (let answered = 0; answered < 4; answered++) {
+      await sleep(1);
+      answers[answered]?.();
+    }
+    assert.deepStrictEqual(await Promise.all(outcomes), Array(11).fill({ created: true }));
+    assert.deepStrictEqual(
+      calls.map((call) => idsOf(call.values).length),
+      [1, 4, 4, 2],
     );
   });
 
@@ -642,7 +1069,12 @@ describe('createPostgresRepository', () => {
   });
 
   it('rejects when the database returns a row of the wrong shape', async () => {
-    for (const row of [{ name: 1, tag: null }, { name: 'a', tag: 2 }, { tag: 'a' }]) {
+    for (const row of [
+      { id: '1', name: 1, tag: null },
+      { id: '1', name: '.a', tag: 2 },
+      { id: '1', tag: '.a' },
+      { name: '.a', tag: null },
+    ]) {
       const { client } = scriptedClient(async (text) => ({
         rows: text.startsWith('SELECT') ? [row] : [],
       }));
@@ -692,11 +1124,73 @@ describe('createPostgresRepository', () => {
     const { client } = scriptedClient(async () => ({ rows: [] }));
     // With one known option beside it, the misspelled one type-checks.
     const options = { schema: 'garden', tableName: 'plants' };
-    for (const create of [createPostgresRepository, ensurePlantTable]) {
-      assert.throws(() => create(client, options), {
-        name: 'TypeError',
-        message: `${create.name}: unknown option "tableName"; did you mean "table"? (known: table, schema)`,
-      });
+    assert.throws(() => createPostgresRepository(client, options), {
+      name: 'TypeError',
+      message:
+        'createPostgresRepository: unknown option "tableName"; did you mean "table"? (known: table, schema, maxBatchSize, maxInFlight)',
+    });
+    assert.throws(() => ensurePlantTable(client, options), {
+      name: 'TypeError',
+      message:
+        'ensurePlantTable: unknown option "tableName"; did you mean "table"? (known: table, schema)',
+    });
+  });
+
+  it('throws a TypeError when maxInFlight is not an integer from 1 to 1,000', () => {
+    const { client } = scriptedClient(async () => ({ rows: [] }));
+    for (const maxInFlight of [0, 2.5, 1_001, Number.NaN, '4', null]) {
+      assert.throws(
+        () => createPostgresRepository(client, { maxInFlight: maxInFlight as number }),
+        {
+          name: 'TypeError',
+          message: 'createPostgresRepository: option maxInFlight must be an integer from 1 to 1000',
+        },
+        String(maxInFlight),
+      );
+    }
+  });
+
+  it('sends creates at once while fewer than maxInFlight statements are in flight', async () => {
+    const answers: Array<() => void> = [];
+    const { client, calls } = scriptedClient(
+      (_text, values) =>
+        new Promise((resolve) => {
+          answers.push(() => resolve({ rows: idsOf(values).map((id) => ({ id })) }));
+        }),
+    );
+    const repository = createPostgresRepository(client, { maxInFlight: 2 });
+    const outcomes = Array.from({ length: 5 }, (_, i) =>
+      repository.create({ id: BigInt(i), name: 'a' }, { signal: signal() }),
+    );
+    assert.deepStrictEqual(
+      calls.map((call) => idsOf(call.values)),
+      [['0'], ['1']],
+    );
+    answers[0]?.();
+    await sleep(1);
+    assert.deepStrictEqual(
+      calls.map((call) => idsOf(call.values)),
+      [['0'], ['1'], ['2', '3', '4']],
+    );
+    for (const answer of answers.slice(1)) answer();
+    assert.deepStrictEqual(await Promise.all(outcomes), Array(5).fill({ created: true }));
+  });
+
+  it('throws a TypeError when maxBatchSize is not an integer from 1 to 10,000', () => {
+    const { client } = scriptedClient(async () => ({ rows: [] }));
+    for (const maxBatchSize of [0, -1, 1.5, 10_001, Number.NaN, Infinity, '5', null]) {
+      assert.throws(
+        () => createPostgresRepository(client, { maxBatchSize: maxBatchSize as number }),
+        {
+          name: 'TypeError',
+          message:
+            'createPostgresRepository: option maxBatchSize must be an integer from 1 to 10000',
+        },
+        String(maxBatchSize),
+      );
+    }
+    for (const maxBatchSize of [1, 10_000, undefined]) {
+      assert.doesNotThrow(() => createPostgresRepository(client, { maxBatchSize }));
     }
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The cross-runtime run: `deno check lib/index.ts`, then the contract's case list on Node 20
- * (this Node, through tsx), Node 22 and 24, Deno and Bun (all four from `versions/`, see
- * `binaries.ts`), one after the other. `npm run test:runtimes [-- dist]`; the argument picks
+ * The cross-runtime run: `deno check lib/index.ts lib/testing.ts`, then the contract's case list
+ * on Node 20 (this Node, through tsx), Node 22 and 24, Deno and Bun (all four from `versions/`,
+ * see `binaries.ts`), one after the other, and the conformance kit under `Deno.test` and
+ * `bun test`. `npm run test:runtimes [-- dist]`; the argument picks
  * the library (`lib`, the default, or the built `dist`). Everything runs from what `npm ci`
  * installed: nothing is downloaded. Exits 1 when any run fails.
  *
@@ -18,7 +19,11 @@ const which = process.argv[2] ?? 'lib';
 const stripTypes = ['--disable-warning=ExperimentalWarning', 'test/runtimes/node.ts', which];
 
 const runs: Array<{ label: string; command: string; args: string[] }> = [
-  { label: 'deno check', command: runtimeBinaries.deno, args: ['check', 'lib/index.ts'] },
+  {
+    label: 'deno check',
+    command: runtimeBinaries.deno,
+    args: ['check', 'lib/index.ts', 'lib/testing.ts'],
+  },
   {
     label: 'Node 20',
     command: process.execPath,
@@ -39,6 +44,22 @@ const runs: Array<{ label: string; command: string; args: string[] }> = [
     ],
   },
   { label: 'Bun', command: runtimeBinaries.bun, args: ['test/runtimes/bun.ts', which] },
+  // plant-store/testing's register helpers in each runtime's own runner (on lib/).
+  {
+    label: 'Deno.test with plant-store/testing',
+    command: runtimeBinaries.deno,
+    args: [
+      'test',
+      '--allow-net=127.0.0.1',
+      '--allow-read',
+      'test/testing/runners/deno/kit.test.ts',
+    ],
+  },
+  {
+    label: 'bun test with plant-store/testing',
+    command: runtimeBinaries.bun,
+    args: ['test', 'test/testing/runners/bun/kit.test.ts'],
+  },
 ];
 
 let passed = 0;

@@ -150,6 +150,7 @@ const WATCHES_STREAM = 'watches how much of the request body stream the handler 
 const FAILS_STREAM = 'fails the request body stream midway, which over HTTP fails the client';
 const SETS_LENGTH = 'sets Content-Length by hand, which an HTTP client computes itself';
 const USES_SIGNAL = "aborts the request's own signal, which only the server side can";
+const HOLDS_STREAM = 'keeps the request body stream open, which an HTTP client would have to hold';
 
 const encoder = new TextEncoder();
 const json = (value: unknown) => JSON.stringify(value);
@@ -208,7 +209,7 @@ describe('createPlantStore', () => {
     assert.throws(() => t.lib.createPlantStore(options), {
       name: 'TypeError',
       message:
-        'createPlantStore: unknown option "maxBodySize"; did you mean "maxBodyBytes"? (known: repository, verifier, maxBodyBytes, timeoutMs, onError, onTokenRejected, cors)',
+        'createPlantStore: unknown option "maxBodySize"; did you mean "maxBodyBytes"? (known: repository, verifier, maxBodyBytes, timeoutMs, onError, onTokenRejected, cors, basePath, publicUrl, trustProxy)',
     });
   });
 
@@ -682,7 +683,11 @@ describe('handleCreatePlant: a body the host read first (#20)', () => {
           'the client waited for the deadline',
         );
         assert.equal(response.status, 500);
-        assert.deepEqual(response.body, { error: 500, message: 'internal error' });
+        assert.deepEqual(response.body, {
+          error: 500,
+          message:
+            'internal error: the request body was read before plant-store; mount plant-store before any body parser',
+        });
         assert.equal(repository.create.calls.length, 0);
         assert.equal(onError.calls.length, 1);
         const error = onError.calls[0]?.[0] as { code?: string; message?: string };
@@ -1177,6 +1182,43 @@ describe('handleCreatePlant: 8. store', () => {
     assert.deepEqual(onError.calls[0]?.[1], { requestId: 'req-42' });
   });
 
+  it('does not hand onError an X-Request-Id that serve would not keep', async (t) => {
+    for (const sent of ['r'.repeat(201), 'req 42', 'req\t42']) {
+      const { store, onError } = t.testStore({
+        repository: {
+          create() {
+            throw new Error('disk on fire');
+          },
+        },
+      });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': sent }),
+      );
+      assert.equal(response.status, 500);
+      // Called directly, no id; behind serve, the one it made instead.
+      const seen = (onError.calls[0]?.[1] as { requestId?: string } | undefined)?.requestId;
+      assert.notEqual(seen, sent);
+      if (seen !== undefined) assert.match(seen, /^[\x21-\x7e]{1,200}$/);
+    }
+  });
+
+  it('hands onError an X-Request-Id of 200 visible characters as it is', async (t) => {
+    const sent = `${'r'.repeat(199)}~`;
+    const { store, onError } = t.testStore({
+      repository: {
+        create() {
+          throw new Error('disk on fire');
+        },
+      },
+    });
+    await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': sent }),
+    );
+    assert.deepEqual(onError.calls[0]?.[1], { requestId: sent });
+  });
+
   it('still answers 500 when onError itself throws', async (t) => {
     const store = t.lib.createPlantStore({
       verifier: t.lib.createStaticTokenVerifier([TOKEN]),
@@ -1219,7 +1261,7 @@ describe('handleCreatePlant: 8. store', () => {
     assert.equal(seen?.aborted, true);
     assert.ok(seen?.reason instanceof t.lib.PlantApiError);
     assert.equal(seen?.reason.code, 'ERR_TIMEOUT');
-    assert.equal(onError.calls.length, 0, 'a deadline is not an internal error');
+    assert.equal(onError.calls.length, 1, 'the deadline is reported once');
   });
 
   it('gives each create its own deadline, counted from its own start', async (t) => {
@@ -1376,6 +1418,95 @@ describe('handleCreatePlant: 8. store', () => {
     assert.equal(repository.create.calls.length, 0);
   });
 
+  it('reports to onError the repository a create waited on when its deadline passed', async (t) => {
+    const { store, onError } = t.testStore({ repository: { create: never }, timeoutMs: 50 });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' }), { 'x-request-id': 'req-7' }),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(onError.calls.length, 1);
+    const [error, context] = onError.calls[0] ?? [];
+    assert.ok(error instanceof t.lib.PlantApiError);
+    assert.equal(error.code, 'ERR_REPOSITORY_TIMEOUT');
+    assert.match(error.message, /PlantRepository.*50 ms/);
+    assert.ok(typeof (context as { requestId?: unknown })?.requestId === 'string');
+  });
+
+  it('reports to onError the verifier a create waited on when its deadline passed', async (t) => {
+    const { store, repository, onError } = t.testStore({
+      verifier: { verify: never },
+      timeoutMs: 50,
+    });
+    const response = await t.send(
+      store.handleCreatePlant,
+      plantRequest(json({ id: 1, name: 'a' })),
+    );
+    assert.equal(response.status, 503);
+    assert.equal(repository.create.calls.length, 0);
+    assert.equal(onError.calls.length, 1);
+    const error = onError.calls[0]?.[0];
+    assert.ok(error instanceof t.lib.PlantApiError);
+    assert.equal(error.code, 'ERR_VERIFIER_TIMEOUT');
+    assert.match(error.message, /TokenVerifier/);
+  });
+
+  it('still answers 503 at the deadline when onError throws or rejects', async (t) => {
+    for (const onError of [
+      () => {
+        throw new Error('logger broken');
+      },
+      () => Promise.reject(new Error('logger broken')),
+    ]) {
+      const store = t.lib.createPlantStore({
+        verifier: t.lib.createStaticTokenVerifier([TOKEN]),
+        repository: { create: never },
+        timeoutMs: 30,
+        onError,
+      });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' })),
+      );
+      assert.equal(response.status, 503);
+    }
+  });
+
+  it(
+    'does not report a create whose client left before its deadline passed',
+    async (t) => {
+      const client = new AbortController();
+      const { store, onError } = t.testStore({
+        repository: {
+          create() {
+            client.abort();
+            return never();
+          },
+        },
+        timeoutMs: 50,
+      });
+      const response = await t.deliver(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' }), {}, { signal: client.signal }),
+      );
+      assert.equal(response.status, 503);
+      assert.equal(onError.calls.length, 0);
+    },
+    USES_SIGNAL,
+  );
+
+  it(
+    'does not report a create whose client was still sending the body when its deadline passed',
+    async (t) => {
+      const { store, onError } = t.testStore({ timeoutMs: 50 });
+      const body = new ReadableStream<Uint8Array>({ start() {} });
+      const response = await t.send(store.handleCreatePlant, plantRequest(body));
+      assert.equal(response.status, 503);
+      assert.equal(onError.calls.length, 0);
+    },
+    HOLDS_STREAM,
+  );
+
   it('stores exactly one content when many creates of one id race', async (t) => {
     const memory = t.lib.createMemoryRepository();
     const { store } = t.testStore({ repository: memory });
@@ -1494,6 +1625,39 @@ describe('fetch', () => {
     );
     assert.equal(response.status, 405);
     assert.equal(response.headers.get('allow'), 'GET, HEAD');
+  });
+
+  it('serves the plants and the document under basePath, and 404 at the root', async (t) => {
+    const { store } = t.testStore({ basePath: '/api' });
+    const created = await t.deliver(
+      store.fetch,
+      new Request('http://localhost/api/plants', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: '{"id": 1, "name": "a"}',
+      }),
+    );
+    assert.equal(created.status, 200);
+    assert.deepEqual(await created.json(), { name: 'a' });
+    const document = await t.deliver(store.fetch, new Request('http://localhost/api/openapi.json'));
+    const { servers } = await document.json();
+    assert.equal(new URL(servers[0].url).pathname, '/api');
+    const root = await t.deliver(store.fetch, new Request('http://localhost/openapi.json'));
+    assert.equal(root.status, 404);
+  });
+
+  it('names publicUrl, or the trusted proxy’s scheme and host, as the document’s server', async (t) => {
+    const fixed = t.testStore({ publicUrl: 'https://api.example.com/v1' }).store;
+    const response = await t.deliver(fixed.fetch, new Request('http://localhost/v1/openapi.json'));
+    assert.equal((await response.json()).servers[0].url, 'https://api.example.com/v1');
+    const proxied = t.testStore({ trustProxy: true }).store;
+    const forwarded = await t.deliver(
+      proxied.fetch,
+      new Request('http://localhost/openapi.json', {
+        headers: { forwarded: 'for=192.0.2.1;proto=https;host=plants.example' },
+      }),
+    );
+    assert.equal((await forwarded.json()).servers[0].url, 'https://plants.example');
   });
 
   it('answers 404 with the Error body to any other path, without a token', async (t) => {

@@ -126,7 +126,11 @@ async function parserFirst(url: string, started: Started): Promise<void> {
       signal: AbortSignal.timeout(DEADLINE_MS),
     });
     assert.equal(response.status, 500, 'a create behind a body parser');
-    assert.deepEqual(await response.json(), { error: 500, message: 'internal error' });
+    assert.deepEqual(await response.json(), {
+      error: 500,
+      message:
+        'internal error: the request body was read before plant-store; mount plant-store before any body parser',
+    });
   }
   // The host prints its onError lines through a pipe, which may reach us after the responses.
   const reports = (): string[] => started.output().match(/^onError .*$/gm) ?? [];

@@ -12,6 +12,8 @@ import { type Child, spawnChild, withDeadline } from './node-helpers.ts';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The standalone server's readiness line; groups: the URL, the port. */
 export const READY = /^plant-store listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
+/** How long `npm start` may take to be ready: it builds the package (tsc) before it serves. */
+export const NPM_START_MS = 90_000;
 
 /**
  * The parent's environment without anything that would change the server's settings, plus

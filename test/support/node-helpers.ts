@@ -191,8 +191,8 @@ export interface Child {
   readonly process: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves with the first stdout line matching the pattern (within 15 s). */
-  line(pattern: RegExp, what: string): Promise<RegExpMatchArray>;
+  /** Resolves with the first stdout line matching the pattern (within `ms`, by default 15 s). */
+  line(pattern: RegExp, what: string, ms?: number): Promise<RegExpMatchArray>;
   /** Resolves with the exit code (or the signal's name) when the process ends. */
   readonly exited: Promise<number | string>;
   /** Kills the child if it still runs; for `after` and `finally`. */
@@ -232,7 +232,7 @@ export function spawnChild(
     stdout: () => out,
     stderr: () => err,
     exited,
-    line(pattern, what) {
+    line(pattern, what, ms = 15_000) {
       return withDeadline(
         new Promise<RegExpMatchArray>((resolve, reject) => {
           const check = (): void => {
@@ -252,7 +252,7 @@ export function spawnChild(
           check();
         }),
         what,
-        15_000,
+        ms,
       );
     },
     kill() {

@@ -235,7 +235,7 @@ describe('toNodeListener on a plant store', () => {
       store: fastStore,
       fast: await listen(fastStore.fetch),
       waiting: await listen(waitingStore.fetch),
-      // A wrapped handler carries no plain path: it takes the generic Request/Response path.
+      // A wrapped handler is not one the listener knows: it gets a native Request.
       generic: await listen((request) => genericStore.fetch(request)),
     };
   }

@@ -1,0 +1,120 @@
+/**
+ * `plant-store conform <base-url> --token <token>`: any running server that claims the Plant
+ * Store API, checked against the contract by `checkServer` from `plant-store/testing`. Prints
+ * TAP as each check ends and a short summary; `--junit FILE` also writes JUnit XML. Exits 0
+ * when every check passed, 1 when one failed, 2 for a usage error or a JUnit file it cannot write.
+ *
+ * @module
+ */
+
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { type CheckResult, checkServer } from '../testing.ts';
+import { oneLine } from './fail.ts';
+import { junitXml, tapResult, tapSummary } from './conform-report.ts';
+
+/** Where the command writes; the process's streams unless a test passes its own. */
+export interface ConformOutput {
+  /** Standard output: the TAP stream. */
+  readonly stdout: { write(text: string): unknown };
+  /** Standard error: usage errors. */
+  readonly stderr: { write(text: string): unknown };
+}
+
+const USAGE = `Usage: plant-store conform <base-url> --token <token> [--junit FILE] [--max-body-bytes N] [--first-id N]
+
+Checks a running server that claims the Plant Store API against its contract, printing TAP.
+  --token           a bearer token the server accepts (a made-up one stands for a rejected one)
+  --junit FILE      also write the results as JUnit XML
+  --max-body-bytes  the server's body limit (default 102400)
+  --first-id        the first of the run's 100 ids (default: random; printed, to replay a run)
+Exit code: 0 when every check passed, 1 when one failed, 2 for a usage error (or an
+unwritable --junit FILE).
+`;
+
+/**
+ * Runs the command.
+ *
+ * @param args The arguments after `conform`.
+ * @param output Where to write.
+ * @returns The exit code.
+ * @example
+ * ```ts
+ * const code = await runConform(['http://127.0.0.1:3000', '--token', 's3cr3t']);
+ * process.exit(code);
+ * ```
+ */
+export async function runConform(
+  args: readonly string[],
+  output: ConformOutput = process,
+): Promise<number> {
+  const usage = (message: string) => {
+    output.stderr.write(`plant-store conform: ${message} (try plant-store conform --help)\n`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        token: { type: 'string' },
+        junit: { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'first-id': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // parseArgs's first sentence names the option; the rest explains `--`, which --help covers.
+    return usage(oneLine(error).split('. ')[0] ?? '');
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    output.stdout.write(USAGE);
+    return 0;
+  }
+  const [baseUrl, ...extra] = positionals;
+  if (baseUrl === undefined || extra.length > 0) return usage('give one base URL');
+  if (!/^https?:\/\/[^/]/i.test(baseUrl)) return usage(`not an http(s) URL: ${baseUrl}`);
+  if (values.token === undefined || values.token === '') return usage('give --token <token>');
+  const maxBodyBytes = integer(values['max-body-bytes']);
+  if (maxBodyBytes === null || (maxBodyBytes !== undefined && maxBodyBytes < 64n)) {
+    return usage('--max-body-bytes must be an integer of at least 64');
+  }
+  const firstId = integer(values['first-id']);
+  if (firstId === null || (firstId !== undefined && (firstId < 2n ** 40n || firstId > 2n ** 52n))) {
+    return usage('--first-id must be an integer from 2^40 to 2^52');
+  }
+
+  const results: CheckResult[] = [];
+  const started = performance.now();
+  output.stdout.write(`TAP version 14\n# plant-store conform ${baseUrl}\n`);
+  await checkServer({
+    baseUrl,
+    token: values.token,
+    maxBodyBytes: maxBodyBytes === undefined ? undefined : Number(maxBodyBytes),
+    firstId,
+    onIds: (ids) => output.stdout.write(`# writes ${ids}\n`),
+    onResult: (result) => {
+      results.push(result);
+      output.stdout.write(tapResult(results.length, result));
+    },
+  });
+  output.stdout.write(`1..${results.length}\n${tapSummary(results)}`);
+  if (values.junit !== undefined) {
+    try {
+      writeFileSync(values.junit, junitXml(results, performance.now() - started));
+    } catch (error) {
+      output.stderr.write(`plant-store conform: cannot write ${values.junit}: ${oneLine(error)}\n`);
+      return 2;
+    }
+  }
+  return results.every((result) => result.error === undefined) ? 0 : 1;
+}
+
+/** A decimal integer argument: `undefined` when absent, `null` when not an integer. */
+function integer(text: string | undefined): bigint | undefined | null {
+  if (text === undefined) return undefined;
+  return /^\d+$/.test(text) ? BigInt(text) : null;
+}

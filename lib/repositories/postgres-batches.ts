@@ -1,0 +1,225 @@
+/**
+ * The PostgreSQL repository's batching: creates that arrive while a statement is in flight wait
+ * and go together in the next one, each still getting its own exact outcome.
+ *
+ * @module
+ */
+
+import type { CreatePlantOutcome, NewPlant, Plant } from '../types.ts';
+import { type PostgresClient, rowsOf } from './postgres-shared.ts';
+
+// Insert, then read: a row deleted between the two is inserted again, this many attempts in all.
+const MAX_ATTEMPTS = 3;
+
+/** One create waiting for its outcome; it settles once, whichever comes first. */
+class PendingCreate {
+  readonly id: string;
+  readonly name: string;
+  readonly tag: string | null;
+  /** Settled: answered, failed or aborted. */
+  done = false;
+  readonly #resolve: (outcome: CreatePlantOutcome) => void;
+  readonly #reject: (error: unknown) => void;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort: (() => void) | undefined;
+
+  constructor(
+    plant: NewPlant,
+    signal: AbortSignal | undefined,
+    resolve: (outcome: CreatePlantOutcome) => void,
+    reject: (error: unknown) => void,
+    onAbort: (pending: PendingCreate) => void,
+  ) {
+    // Text, never a JS number: a double cannot hold every int64.
+    this.id = String(plant.id);
+    this.name = plant.name;
+    this.tag = plant.tag ?? null;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#signal = signal;
+    if (signal !== undefined) {
+      this.#onAbort = () => {
+        this.fail(signal.reason);
+        onAbort(this);
+      };
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+  }
+
+  /** The plant as stored when this create's row went in. */
+  get plant(): Plant {
+    return this.tag === null ? { name: this.name } : { name: this.name, tag: this.tag };
+  }
+
+  succeed(outcome: CreatePlantOutcome): void {
+    if (this.#settle()) this.#resolve(outcome);
+  }
+
+  fail(error: unknown): void {
+    if (this.#settle()) this.#reject(error);
+  }
+
+  #settle(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener('abort', this.#onAbort);
+    return true;
+  }
+}
+
+/**
+ * A repository's creates, sent in batches: at most `maxInFlight` batches in flight, the next one
+ * formed from the creates that waited meanwhile.
+ */
+export class CreateBatches {
+  readonly #client: PostgresClient;
+  readonly #maxBatchSize: number;
+  readonly #insertSql: string;
+  readonly #insertOneSql: string;
+  readonly #readSql: string;
+  readonly #readOneSql: string;
+  /** The creates waiting for the next batch, oldest first. */
+  readonly #waiting: PendingCreate[] = [];
+  readonly #maxInFlight: number;
+  /** The batches in flight. */
+  #inFlight = 0;
+
+  constructor(client: PostgresClient, table: string, maxBatchSize: number, maxInFlight: number) {
+    this.#client = client;
+    this.#maxBatchSize = maxBatchSize;
+    this.#maxInFlight = maxInFlight;
+    this.#insertSql = `INSERT INTO ${table} (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
+    // A batch of one, the idle case, costs the database less as a plain VALUES row.
+    this.#insertOneSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
+    // Each text comes back behind a one-character marker that `toPlant` cuts off: some drivers
+    // (PGlite 0.5, through a default `TextDecoder`) drop a leading U+FEFF from every text value,
+    // which would turn an idempotent replay into a 409. NULL || '.' stays NULL.
+    const read = `SELECT id::text AS id, '.' || name AS name, '.' || tag AS tag FROM ${table}`;
+    this.#readSql = `${read} WHERE id = ANY($1::bigint[])`;
+    this.#readOneSql = `${read} WHERE id = $1::bigint`;
+  }
+
+  /** Queues the create, and sends it at once when fewer than `maxInFlight` batches are in flight. */
+  create(plant: NewPlant, signal: AbortSignal | undefined): Promise<CreatePlantOutcome> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const pending = new PendingCreate(plant, signal, resolve, reject, this.#drop);
+      this.#waiting.push(pending);
+      if (this.#inFlight < this.#maxInFlight) this.#sendNext();
+    });
+  }
+
+  /** A create aborted while it waited is never sent. */
+  readonly #drop = (pending: PendingCreate): void => {
+    const index = this.#waiting.indexOf(pending);
+    if (index >= 0) this.#waiting.splice(index, 1);
+  };
+
+  #sendNext(): void {
+    const batch = this.#waiting.splice(0, this.#maxBatchSize);
+    if (batch.length === 0) return;
+    this.#inFlight += 1;
+    const next = () => {
+      this.#inFlight -= 1;
+      this.#sendNext();
+    };
+    this.#send(batch, 1).then(next, next);
+  }
+
+  /** Sends one batch: settles each of its creates, and never rejects. */
+  async #send(batch: PendingCreate[], attempt: number): Promise<void> {
+    try {
+      // Each id once, the first create of it, in one fixed order (the ids' text): concurrent
+      // batches then lock the rows they share in the same order and never deadlock.
+      const firsts = new Map<string, PendingCreate>();
+      for (const pending of batch) if (!firsts.has(pending.id)) firsts.set(pending.id, pending);
+      const rows = [...firsts.values()].sort(byId);
+      let inserted: ReadonlySet<string>;
+      try {
+        const [one] = rows;
+        const result =
+          rows.length === 1 && one !== undefined
+            ? await this.#query(this.#insertOneSql, [one.id, one.name, one.tag])
+            : await this.#query(this.#insertSql, [
+                rows.map((row) => row.id),
+                rows.map((row) => row.name),
+                rows.map((row) => row.tag),
+              ]);
+        inserted = new Set(result.map(insertedId));
+      } catch (error) {
+        if (batch.length === 1) throw error;
+        // One bad row fails the whole statement: each create again on its own, so that only the
+        // bad one fails.
+        const live = batch.filter((pending) => !pending.done);
+        await Promise.all(live.map((pending) => this.#send([pending], attempt)));
+        return;
+      }
+      const taken: PendingCreate[] = [];
+      for (const pending of batch) {
+        const first = firsts.get(pending.id) as PendingCreate;
+        if (!inserted.has(pending.id)) taken.push(pending);
+        else if (pending === first) pending.succeed({ created: true });
+        else pending.succeed({ created: false, existing: first.plant });
+      }
+      const live = taken.filter((pending) => !pending.done);
+      if (live.length === 0) return;
+      // A separate statement, hence a fresh READ COMMITTED snapshot that sees the rows the insert
+      // conflicted with: do not fold this into the insert as a CTE.
+      const found = new Map<string, Plant>();
+      const ids = [...new Set(live.map((pending) => pending.id))];
+      const read =
+        ids.length === 1 ? this.#query(this.#readOneSql, ids) : this.#query(this.#readSql, [ids]);
+      for (const row of await read) found.set(...toPlant(row));
+      const vanished: PendingCreate[] = [];
+      for (const pending of live) {
+        const existing = found.get(pending.id);
+        if (existing === undefined) vanished.push(pending);
+        else pending.succeed({ created: false, existing });
+      }
+      if (vanished.length === 0) return;
+      // Deleted between the two statements: the id is free again, so insert once more.
+      if (attempt < MAX_ATTEMPTS) return await this.#send(vanished, attempt + 1);
+      for (const pending of vanished) {
+        pending.fail(
+          new Error(
+            `plant-store/postgres: the plant under id ${pending.id} was deleted during every one of ${MAX_ATTEMPTS} attempts to create it`,
+          ),
+        );
+      }
+    } catch (error) {
+      for (const pending of batch) pending.fail(error);
+    }
+  }
+
+  /** Runs one statement; a driver that throws rather than rejects is a rejection too. */
+  async #query(text: string, values: unknown[]): Promise<readonly unknown[]> {
+    return rowsOf(await this.#client.query(text, values));
+  }
+}
+
+function byId(a: PendingCreate, b: PendingCreate): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function insertedId(row: unknown): string {
+  const id = (row as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string') throw wrongShape();
+  return id;
+}
+
+function toPlant(row: unknown): [string, Plant] {
+  const { id, name, tag } = (row ?? {}) as { id?: unknown; name?: unknown; tag?: unknown };
+  if (typeof id !== 'string' || !isMarked(name) || (tag !== null && !isMarked(tag))) {
+    throw wrongShape();
+  }
+  // A NULL tag is a plant created without one: the key is left out, not set to undefined.
+  return [id, tag === null ? { name: name.slice(1) } : { name: name.slice(1), tag: tag.slice(1) }];
+}
+
+function isMarked(text: unknown): text is string {
+  return typeof text === 'string' && text.startsWith('.');
+}
+
+function wrongShape(): TypeError {
+  return new TypeError('plant-store/postgres: the plants table returned a row of the wrong shape');
+}

@@ -1,0 +1,96 @@
+/**
+ * What the PostgreSQL repository and its table function share: the driver's shape, where the
+ * table is, and how its name is quoted.
+ *
+ * @module
+ */
+
+import { checkOptionNames } from '../options/check-option-names.ts';
+
+/**
+ * The driver the repository talks through, typed by shape only: `pg`'s `Pool` and `Client`
+ * ([node-postgres](https://node-postgres.com/apis/pool#poolquery)) and PGlite fit as they are.
+ *
+ * Use a pool (or a client in autocommit mode): each statement must run in its own transaction
+ * under PostgreSQL's default READ COMMITTED isolation, never inside a transaction the caller holds
+ * open.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * const client: PostgresClient = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * ```
+ */
+export interface PostgresClient {
+  /** The query with `$1`-style parameters; resolves to the result rows, rejects on any error. */
+  query(text: string, values?: unknown[]): Promise<{ readonly rows: readonly unknown[] }>;
+}
+
+/** Where the plants live: options of `createPostgresRepository` and `ensurePlantTable`. */
+export interface PostgresTableOptions {
+  /**
+   * The table's name. Any PostgreSQL identifier up to 63 bytes of UTF-8 (quotes and spaces
+   * included): it is always quoted, so it is case-sensitive and never read as SQL.
+   * @default 'plants'
+   */
+  readonly table?: string | undefined;
+  /**
+   * The schema holding the table, quoted like `table`; it must exist. Unset, the connection's
+   * `search_path` decides (usually `public`).
+   * @default undefined
+   */
+  readonly schema?: string | undefined;
+}
+
+// PostgreSQL's NAMEDATALEN is 64: longer identifiers are silently truncated, which could make two
+// configured names share one table, so they are refused instead.
+const MAX_IDENTIFIER_BYTES = 63;
+
+const encoder = new TextEncoder();
+
+export function rowsOf(result: { readonly rows: readonly unknown[] }): readonly unknown[] {
+  if (result === null || typeof result !== 'object' || !Array.isArray(result.rows)) {
+    throw new TypeError('plant-store/postgres: query() resolved to something without rows');
+  }
+  return result.rows;
+}
+
+/** The error's SQLSTATE, or `''` when it has none. */
+export function sqlState(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+export function assertClient(client: PostgresClient, caller: string): void {
+  if (client === null || typeof client !== 'object' || typeof client.query !== 'function') {
+    throw new TypeError(`${caller} needs a client with a query(text, values) method`);
+  }
+}
+
+/** The quoted table name, schema-qualified when `schema` is set; throws on a bad option. */
+export function qualifiedTableName(
+  options: PostgresTableOptions,
+  caller: string,
+  known: readonly string[] = ['table', 'schema'],
+): string {
+  checkOptionNames(caller, options, known);
+  const table = quoteIdentifier(options.table ?? 'plants', 'table', caller);
+  return options.schema === undefined
+    ? table
+    : `${quoteIdentifier(options.schema, 'schema', caller)}.${table}`;
+}
+
+/** Quotes an identifier the way PostgreSQL's `quote_ident` does: in `"`, with `"` doubled. */
+function quoteIdentifier(name: string, option: string, caller: string): string {
+  if (
+    typeof name !== 'string' ||
+    name === '' ||
+    name.includes('\0') ||
+    encoder.encode(name).length > MAX_IDENTIFIER_BYTES
+  ) {
+    throw new TypeError(
+      `${caller}: option ${option} must be a non-empty identifier of at most ${MAX_IDENTIFIER_BYTES} bytes without U+0000`,
+    );
+  }
+  return `"${name.replaceAll('"', '""')}"`;
+}

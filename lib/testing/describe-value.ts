@@ -1,0 +1,51 @@
+/**
+ * Values as a failure message shows them, and the one comparison the checks need: what a
+ * repository, a verifier or a server answered, with bigints, `undefined` and `null` told apart.
+ *
+ * @module
+ */
+
+/**
+ * A value as a message shows it: JSON, except that a bigint is written as `123n` and an
+ * `undefined` property as `undefined`, so that an absent tag and a `null` one read differently.
+ *
+ * @param value Any value.
+ * @returns The text.
+ */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'string') {
+    return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+  }
+  if (Array.isArray(value)) return `[${value.map(describeValue).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).map(
+      ([k, v]) => `${JSON.stringify(k)}: ${describeValue(v)}`,
+    );
+    return `{${entries.join(', ')}}`;
+  }
+  return String(value);
+}
+
+/**
+ * Whether two JSON-like values are equal: same primitives (bigints included), same arrays, and
+ * objects with the same own keys holding equal values (a key holding `undefined` counts).
+ *
+ * @param a One value.
+ * @param b The other.
+ * @returns Whether they are equal.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  return keysA.every(
+    (key) =>
+      Object.hasOwn(b, key) &&
+      sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * What every conformance run hands back, and how a list of checks becomes one: each check runs
+ * once, in order, against its own deadline, and lands in `passed` or `failed`.
+ *
+ * @module
+ */
+
+/** What a conformance run found: the checks that held, and the ones that broke a rule. */
+export interface ConformanceReport {
+  /** The names of the checks that passed, in the order they ran. */
+  readonly passed: string[];
+  /** The checks that failed, in the order they ran, each with the error that names its rule. */
+  readonly failed: { name: string; error: Error }[];
+}
+
+/** One check of a conformance run: its name begins with the rule it holds the code to. */
+export interface ConformanceCheck {
+  /** `<rule>: <what it checks>`, as a test runner shows it. */
+  readonly name: string;
+  /** Runs the check; rejects with a `ConformanceError` naming the rule when it is broken. */
+  readonly run: () => Promise<void>;
+}
+
+/**
+ * A rule the code under test broke. The message begins with the rule's name (`replay: …`,
+ * `2. authentication: …`), so a runner's output says which rule without a stack trace.
+ *
+ * @example
+ * ```ts
+ * import { ConformanceError } from 'plant-store/testing';
+ * const error = new ConformanceError('replay', 'the stored plant changed');
+ * console.log(error.rule, error.message); // replay replay: the stored plant changed
+ * ```
+ */
+export class ConformanceError extends Error {
+  /** The rule that was broken, as the check's name begins. */
+  readonly rule: string;
+
+  /**
+   * @param rule The rule that was broken.
+   * @param detail What happened, for a person.
+   * @param options The error's `cause`, when another error led to this one.
+   */
+  constructor(rule: string, detail: string, options?: { cause?: unknown }) {
+    super(`${rule}: ${detail}`, options);
+    this.name = 'ConformanceError';
+    this.rule = rule;
+  }
+}
+
+/** What one check ended with, as `runChecks` hands it to `onResult`. */
+export interface CheckResult {
+  /** The check's name. */
+  readonly name: string;
+  /** The error that failed it; absent when it passed. */
+  readonly error?: Error;
+}
+
+/**
+ * Runs `checks` one after another and collects the report. A check that throws anything but a
+ * `ConformanceError` (a bug in the code under test that threw, say) is reported under its
+ * check's rule with the thrown error as the cause; one that outlives `timeoutMs` fails.
+ *
+ * @param checks The checks, in the order they must run.
+ * @param timeoutMs The longest one check may take.
+ * @param onResult Told of each result as it comes, for output that streams.
+ * @returns The report.
+ */
+export async function runChecks(
+  checks: readonly ConformanceCheck[],
+  timeoutMs: number,
+  onResult?: (result: CheckResult) => void,
+): Promise<ConformanceReport> {
+  const report: ConformanceReport = { passed: [], failed: [] };
+  for (const check of checks) {
+    const error = await runCheck(check, timeoutMs);
+    if (error === undefined) report.passed.push(check.name);
+    else report.failed.push({ name: check.name, error });
+    onResult?.(error === undefined ? { name: check.name } : { name: check.name, error });
+  }
+  return report;
+}
+
+/**
+ * Runs one check against its deadline.
+ *
+ * @param check The check.
+ * @param timeoutMs The longest it may take.
+ * @returns The error that failed it, or `undefined` when it passed.
+ */
+export async function runCheck(
+  check: ConformanceCheck,
+  timeoutMs: number,
+): Promise<Error | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new ConformanceError(ruleOf(check.name), `did not finish within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    await Promise.race([check.run(), late]);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConformanceError) return error;
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return new ConformanceError(ruleOf(check.name), `threw ${detail}`, { cause: error });
+  } finally {
+    // Deno's test sanitizers fail a test that leaves a timer behind.
+    clearTimeout(timer);
+  }
+}
+
+/** The rule a check's name begins with. */
+export function ruleOf(name: string): string {
+  const colon = name.indexOf(': ');
+  return colon === -1 ? name : name.slice(0, colon);
+}
+
+/**
+ * Registers each check as one test of a runner, failing it with the check's error.
+ *
+ * @param test The runner's `test` or `it`.
+ * @param checks The checks.
+ * @param timeoutMs The longest one check may take.
+ */
+export function registerChecks(
+  test: RunnerTest,
+  checks: readonly ConformanceCheck[],
+  timeoutMs: number,
+): void {
+  for (const check of checks) {
+    test(check.name, async () => {
+      const error = await runCheck(check, timeoutMs);
+      if (error !== undefined) throw error;
+    });
+  }
+}
+
+/**
+ * A test runner's way to register a test: `test` from `node:test` or `bun:test`, `it` or `test`
+ * from Vitest or Jest, `Deno.test`. Only the `(name, fn)` form is used.
+ */
+export type RunnerTest = (name: string, fn: () => Promise<void>) => unknown;
+
+/**
+ * Throws a `TypeError` unless `value` is absent or a positive safe integer, at least `min`.
+ *
+ * @param caller The function that took the option, as the message names it.
+ * @param name The option.
+ * @param value Its value.
+ * @param min The smallest value allowed.
+ */
+export function checkCount(caller: string, name: string, value: unknown, min = 1): void {
+  if (value === undefined) return;
+  if (!Number.isSafeInteger(value) || (value as number) < min) {
+    throw new TypeError(
+      `${caller}: ${name} must be an integer of at least ${min}, got ${String(value)}`,
+    );
+  }
+}

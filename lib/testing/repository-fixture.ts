@@ -1,0 +1,209 @@
+/**
+ * How the repository checks get a fresh repository for each check, and how they call it: every
+ * answer is held to the `CreatePlantOutcome` shape, whichever check made the call.
+ *
+ * @module
+ */
+
+import { isOutcome, malformedAnswer } from '../operation/collaborator-answers.ts';
+import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from '../types.ts';
+import { describeValue } from './describe-value.ts';
+import { ConformanceError } from './report.ts';
+
+/** A fresh, empty repository for one check, and how to throw it away afterwards. */
+export interface RepositoryFixture<Principal = unknown> {
+  /** The repository under test, holding no plant yet. */
+  readonly repository: PlantRepository<Principal>;
+  /** The teardown, run after the check whatever its outcome. */
+  readonly cleanup?: (() => void | Promise<void>) | undefined;
+}
+
+/**
+ * Builds a fresh, empty repository for each check: the repository itself, or a fixture with a
+ * cleanup (dropping a table, closing a pool).
+ */
+export type MakeRepository<Principal = unknown> = () =>
+  | PlantRepository<Principal>
+  | RepositoryFixture<Principal>
+  | Promise<PlantRepository<Principal> | RepositoryFixture<Principal>>;
+
+/** Options of `runRepositoryConformance` and `registerRepositoryConformance`. */
+export interface RepositoryConformanceOptions<Principal = unknown> {
+  /**
+   * Whether the repository must reject with `signal.reason`, storing nothing, when its signal is
+   * already aborted. When `false` it may ignore the signal (a create that is one synchronous
+   * step), but its outcome must still tell the truth about what it stored.
+   * @default true
+   */
+  readonly honoursAbortedSignal?: boolean | undefined;
+  /**
+   * A second instance over the same backing store as `first`, as another process would open it
+   * (another pool on the same table). When given, creates race across the two instances too.
+   * @default undefined
+   */
+  readonly makeSecondInstance?:
+    | ((
+        first: PlantRepository<Principal>,
+      ) => PlantRepository<Principal> | Promise<PlantRepository<Principal>>)
+    | undefined;
+  /**
+   * How many creates race on one id.
+   * @default 50
+   */
+  readonly racers?: number | undefined;
+  /**
+   * The longest one check may take, in milliseconds.
+   * @default 10000
+   */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** The option names, for `checkOptionNames`. */
+export const REPOSITORY_OPTION_NAMES = [
+  'honoursAbortedSignal',
+  'makeSecondInstance',
+  'racers',
+  'timeoutMs',
+] as const;
+
+/** The rule every answer of `create` is held to. */
+export const OUTCOME_SHAPE = 'outcome shape';
+
+/**
+ * Runs `body` with a fresh repository and always cleans up.
+ *
+ * @param make The factory.
+ * @param body What to do with the repository.
+ */
+export async function withRepository<Principal>(
+  make: MakeRepository<Principal>,
+  body: (repository: PlantRepository<Principal>) => Promise<void>,
+): Promise<void> {
+  const made = await make();
+  const fixture: RepositoryFixture<Principal> =
+    typeof (made as PlantRepository<Principal>).create === 'function'
+      ? { repository: made as PlantRepository<Principal> }
+      : (made as RepositoryFixture<Principal>);
+  try {
+    await body(fixture.repository);
+  } finally {
+    await fixture.cleanup?.();
+  }
+}
+
+/**
+ * One `create` with a live signal (and a principal when given), its answer checked for shape.
+ *
+ * @param repository The repository under test.
+ * @param plant The plant to create.
+ * @param principal The principal to pass in the context.
+ * @returns The outcome.
+ */
+export async function create<Principal>(
+  repository: PlantRepository<Principal>,
+  plant: NewPlant,
+  principal?: Principal,
+): Promise<CreatePlantOutcome> {
+  const signal = new AbortController().signal;
+  return checkedOutcome(
+    await repository.create(plant, principal === undefined ? { signal } : { signal, principal }),
+  );
+}
+
+/**
+ * Hands back `answer` when it is a `CreatePlantOutcome`; otherwise fails the `outcome shape`
+ * rule, saying what the shape must be and what came instead.
+ *
+ * @param answer What `create` resolved to.
+ * @returns The outcome.
+ */
+export function checkedOutcome(answer: unknown): CreatePlantOutcome {
+  if (isOutcome(answer)) return answer;
+  throw new ConformanceError(
+    OUTCOME_SHAPE,
+    malformedAnswer('ERR_MALFORMED_OUTCOME', answer).message,
+  );
+}
+
+/** The plant a repository must hand back for `plant`: name and tag only, tag absent if absent. */
+export function toPlant(plant: NewPlant): Plant {
+  return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+}
+
+/**
+ * Whether a stored plant is `expected`: the same name, and the same tag, where no tag may come
+ * back absent, `undefined` or `null` (as SQL stores it) but an empty tag only as `''`.
+ */
+export function samePlant(actual: Plant, expected: Plant): boolean {
+  const tag = actual.tag ?? undefined;
+  return actual.name === expected.name && tag === (expected.tag ?? undefined);
+}
+
+/**
+ * Fails `rule` unless `outcome` is `{ created: true }`.
+ *
+ * @param rule The rule the check holds.
+ * @param outcome The outcome.
+ * @param what The create, as the message names it.
+ */
+export function expectCreated(rule: string, outcome: CreatePlantOutcome, what: string): void {
+  if (outcome.created) return;
+  throw new ConformanceError(
+    rule,
+    `${what} answered ${describeValue(outcome)}; expected { created: true }`,
+  );
+}
+
+/**
+ * Fails `rule` unless `outcome` reports the id taken by `expected`.
+ *
+ * @param rule The rule the check holds.
+ * @param outcome The outcome.
+ * @param expected The plant that must be stored under the id.
+ * @param what The create, as the message names it.
+ */
+export function expectExisting(
+  rule: string,
+  outcome: CreatePlantOutcome,
+  expected: Plant,
+  what: string,
+): void {
+  if (!outcome.created && samePlant(outcome.existing, expected)) return;
+  throw new ConformanceError(
+    rule,
+    `${what} answered ${describeValue(outcome)}; expected { created: false, existing: ${describeValue(expected)} }`,
+  );
+}
+
+/** Races `racers` creates of `id` with different contents, alternating between `a` and `b`. */
+export async function race<Principal>(
+  a: PlantRepository<Principal>,
+  b: PlantRepository<Principal>,
+  racers: number,
+  id: bigint,
+  rule = 'race',
+): Promise<void> {
+  const contenders: NewPlant[] = Array.from({ length: racers }, (_, i) =>
+    i % 2 === 0 ? { id, name: `racer ${i}` } : { id, name: 'racer', tag: `${i}` },
+  );
+  const outcomes = await Promise.all(
+    contenders.map((plant, i) => create(i % 2 === 0 ? a : b, plant)),
+  );
+  const winners = outcomes.flatMap((outcome, i) => (outcome.created ? [i] : []));
+  if (winners.length !== 1) {
+    throw new ConformanceError(
+      rule,
+      `${winners.length} of ${racers} concurrent creates of id ${id} answered { created: true }; exactly one must win`,
+    );
+  }
+  const winner = toPlant(contenders[winners[0] as number] as NewPlant);
+  for (const [i, outcome] of outcomes.entries()) {
+    if (!outcome.created) expectExisting(rule, outcome, winner, `loser ${i}`);
+  }
+  expectExisting(
+    rule,
+    await create(a, { id, name: 'probe' }),
+    winner as Plant,
+    'a read back after the race',
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * The basics of the OpenAPI document a Plant Store server serves, as `checkServer` reads them.
+ *
+ * @module
+ */
+
+import { describeValue } from './describe-value.ts';
+
+/** The parts of an OpenAPI document the check reads. */
+/** The parts of a schema the check reads: properties, directly or through `allOf`. */
+interface Schema {
+  readonly properties?: Record<string, { type?: unknown; format?: unknown } | undefined>;
+  readonly allOf?: readonly Schema[];
+}
+
+interface OpenApiDocument {
+  readonly openapi?: unknown;
+  readonly paths?: Record<string, Record<string, unknown> | undefined>;
+  readonly components?: {
+    readonly schemas?: Record<string, Schema | undefined>;
+    readonly securitySchemes?: Record<string, { type?: unknown; scheme?: unknown } | undefined>;
+  };
+}
+
+/**
+ * What is missing from a served OpenAPI document, as short phrases: the basics any client
+ * generator needs (3.1, `POST /plants`, the schemas, an int64 id, bearer auth).
+ *
+ * @param value The document, parsed.
+ * @returns The problems; empty when there is none.
+ */
+export function openApiProblems(value: unknown): string[] {
+  if (value === undefined || value === null || typeof value !== 'object') {
+    return ['is not a JSON object'];
+  }
+  const document = value as OpenApiDocument;
+  const problems: string[] = [];
+  if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
+    problems.push(`says openapi ${describeValue(document.openapi)}, not 3.1.x`);
+  }
+  if (document.paths?.['/plants']?.post === undefined) problems.push('has no POST /plants');
+  const newPlant = document.components?.schemas?.NewPlant;
+  const id = [newPlant, ...(newPlant?.allOf ?? [])].find((schema) => schema?.properties?.id)
+    ?.properties?.id;
+  if (id?.type !== 'integer' || id.format !== 'int64')
+    problems.push('has no NewPlant with an int64 integer id');
+  for (const schema of ['Plant', 'Error']) {
+    if (document.components?.schemas?.[schema] === undefined)
+      problems.push(`has no ${schema} schema`);
+  }
+  const schemes = Object.values(document.components?.securitySchemes ?? {});
+  if (!schemes.some((s) => s?.type === 'http' && String(s.scheme).toLowerCase() === 'bearer')) {
+    problems.push('has no http bearer security scheme');
+  }
+  return problems;
+}

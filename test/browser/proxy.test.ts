@@ -1,0 +1,186 @@
+/**
+ * The reference page under a path prefix behind a TLS-terminating proxy, in Debian's Chromium:
+ * the standalone server with `PLANT_STORE_BASE_PATH=/api` and `PLANT_STORE_TRUST_PROXY=true`,
+ * behind a `node:https` proxy this test starts (a self-signed certificate made with `openssl`)
+ * that forwards `/api/…` with `X-Forwarded-Proto: https`. "Try it out" must reach the API: an
+ * `http://` server in the document would be blocked as mixed content and by the page's CSP.
+ *
+ * Skipped, saying why, without `/usr/bin/chromium`, this folder's playwright-core
+ * (`npm ci --prefix test/browser`) or `openssl`.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { READY, startCli } from '../support/cli-helpers.ts';
+import type { Child } from '../support/node-helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TOKEN = 'proxy-test-token';
+const PLAYWRIGHT = fileURLToPath(
+  new URL('./node_modules/playwright-core/package.json', import.meta.url),
+);
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const skip = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
+  : !existsSync(PLAYWRIGHT)
+    ? 'playwright-core is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
+    : !hasOpenssl()
+      ? 'no openssl to make the proxy a self-signed certificate: install openssl to run this test'
+      : false;
+
+/** A self-signed certificate for 127.0.0.1, valid for a day, made in `dir`. */
+function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { key: readFileSync(key), cert: readFileSync(cert) };
+}
+
+/**
+ * A TLS-terminating reverse proxy as nginx is usually set up: `/api/…` goes on to `upstream`
+ * with its path and `Host` unchanged, plus `X-Forwarded-Proto: https` and `X-Forwarded-Host`;
+ * anything else is a `404` of its own.
+ */
+async function tlsProxy(tls: { key: Buffer; cert: Buffer }, upstream: URL): Promise<Server> {
+  const server = createServer(tls, (req, res) => {
+    if (!req.url?.startsWith('/api/')) {
+      res.writeHead(404).end('not proxied');
+      return;
+    }
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: {
+          ...req.headers,
+          'x-forwarded-proto': 'https',
+          'x-forwarded-host': req.headers.host ?? '',
+        },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+describe('the reference page under /api behind a TLS proxy, in Chromium', { skip }, () => {
+  const children: Child[] = [];
+  let proxy: Server | undefined;
+  let browser: Browser | undefined;
+  let context: BrowserContext;
+  let dir: string;
+  let publicBase: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'plant-store-proxy-'));
+    const child = startCli(
+      {
+        PORT: '0',
+        PLANT_STORE_TOKENS: TOKEN,
+        PLANT_STORE_BASE_PATH: '/api',
+        PLANT_STORE_TRUST_PROXY: 'true',
+      },
+      children,
+    );
+    const upstream = new URL((await child.line(READY, 'the readiness line'))[1] as string);
+    proxy = await tlsProxy(selfSigned(dir), upstream);
+    publicBase = `https://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`;
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--ignore-certificate-errors'],
+    });
+    context = await browser.newContext({ ignoreHTTPSErrors: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    for (const child of children) child.kill();
+    proxy?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates a plant with "Try it out" when the page is reached at https://…/api/docs', async () => {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    const calls: string[] = [];
+    page.on('request', (request) => calls.push(`${request.method()} ${request.url()}`));
+
+    await page.goto(`${publicBase}/docs`);
+    await page.locator('.swagger-ui .info .title').getByText('OpenAPI Plant Store').waitFor();
+    // The document names the https origin and the prefix the browser sees, not the upstream's.
+    await page.locator('.servers select').getByText(publicBase).waitFor({ state: 'attached' });
+
+    await page.locator('.auth-wrapper button.authorize').click();
+    await page.locator('.modal-ux input').fill(TOKEN);
+    await page.locator('.modal-ux button.authorize[type=submit]').click();
+    await page.locator('.modal-ux button.btn-done').click();
+    const operation = page.locator('#operations-plants-createPlant');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('textarea.body-param__text').fill('{"id": 7, "name": "Monstera"}');
+    await operation.locator('button.execute').click();
+    await operation
+      .locator('.live-responses-table .response-col_status')
+      .getByText('200')
+      .waitFor();
+    const answer = operation.locator('.live-responses-table .response-col_description pre');
+    assert.deepEqual(JSON.parse((await answer.first().textContent()) ?? ''), { name: 'Monstera' });
+
+    assert.ok(calls.includes(`POST ${publicBase}/plants`), calls.join('\n'));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * The admin listener's `/readyz` over a real socket: what it answers, and how often it asks the
+ * dependencies however many probes arrive.
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  type ReadinessCheck,
+  type ReadinessResult,
+  READY_CACHE_MS,
+  startAdminServer,
+} from '../../lib/cli/admin-server.ts';
+import { delay, withDeadline } from '../support/node-helpers.ts';
+
+/** A check that counts its looks and answers what `answer` says at the time. */
+function countingCheck(name: string, answer: () => ReadinessResult) {
+  let looks = 0;
+  const check: ReadinessCheck = {
+    name,
+    ready: async () => {
+      looks++;
+      await delay(20);
+      return answer();
+    },
+  };
+  return { check, looks: () => looks };
+}
+
+async function probe(admin: string): Promise<{ status: number; body: unknown }> {
+  const response = await withDeadline(fetch(`${admin}/readyz`), 'a /readyz probe');
+  return { status: response.status, body: await response.json() };
+}
+
+describe('startAdminServer', () => {
+  it('asks the dependencies once however many /readyz probes arrive within a second', async () => {
+    // A probe flood ran one query each on the API's own pool and slowed every create.
+    const storage = countingCheck('storage', () => ({ ok: true }));
+    let stopping = false;
+    const admin = await startAdminServer(
+      { port: 0, host: '127.0.0.1' },
+      { checks: [storage.check], stopping: () => stopping, metrics: () => '' },
+    );
+    try {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => probe(admin.url)));
+      for (const answer of answers) {
+        assert.deepEqual(answer, {
+          status: 200,
+          body: { status: 'ready', checks: { shutdown: true, storage: true } },
+        });
+      }
+      assert.equal(storage.looks(), 1);
+      await probe(admin.url);
+      assert.equal(storage.looks(), 1, 'a probe within the second reuses the look');
+      // A stop signal is never cached: not ready at once.
+      stopping = true;
+      assert.equal((await probe(admin.url)).status, 503);
+      assert.equal(storage.looks(), 1);
+      await delay(READY_CACHE_MS + 50);
+      stopping = false;
+      await probe(admin.url);
+      assert.equal(storage.looks(), 2, 'a look at most about a second old');
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it('answers 503 naming the failed check, with its detail, when a check fails or throws', async () => {
+    const storage = countingCheck('storage', () => ({ ok: false, detail: 'connection refused' }));
+    const jwks: ReadinessCheck = {
+      name: 'jwks',
+      ready: async () => {
+        throw new Error('key server\nunreachable');
+      },
+    };
+    const admin = await startAdminServer(
+      { port: 0, host: '127.0.0.1' },
+      { checks: [storage.check, jwks], stopping: () => false, metrics: () => '' },
+    );
+    try {
+      assert.deepEqual(await probe(admin.url), {
+        status: 503,
+        body: {
+          status: 'not ready',
+          checks: { shutdown: true, storage: false, jwks: false },
+          details: { storage: 'connection refused', jwks: 'key server unreachable' },
+        },
+      });
+    } finally {
+      await admin.close();
+    }
+  });
+});

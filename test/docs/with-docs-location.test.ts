@@ -1,0 +1,49 @@
+/**
+ * `withDocs` in front of a store with `basePath` or `publicUrl`: the page follows the store's
+ * base path, and its Content-Security-Policy lets "Try it out" call the public URL.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { withDocs } from '../../lib/docs.ts';
+import { mountStore } from '../support/mount-helpers.ts';
+
+function connectSources(response: Response): string[] {
+  const policy = response.headers.get('content-security-policy') ?? '';
+  const directive = policy.split('; ').find((part) => part.startsWith('connect-src '));
+  return (directive ?? '').split(' ').slice(1);
+}
+
+describe('withDocs in front of a store', () => {
+  it('serves the page under the base path, rendering the document there, when basePath is set', async () => {
+    const fetch = withDocs(mountStore({ basePath: '/api' }).store.fetch);
+    const page = await fetch(new Request('http://x/api/docs'));
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /data-document-url="\/api\/openapi\.json"/);
+    assert.match(html, /src="\/api\/docs\/swagger-ui-bundle\.js"/);
+    assert.equal((await fetch(new Request('http://x/api/docs/init.js'))).status, 200);
+    assert.equal((await fetch(new Request('http://x/docs'))).status, 404);
+    assert.equal((await fetch(new Request('http://x/api/openapi.json'))).status, 200);
+  });
+
+  it('keeps the path and document it is given when options name them', async () => {
+    const fetch = withDocs(mountStore({ basePath: '/api' }).store.fetch, { path: '/reference' });
+    const page = await fetch(new Request('http://x/reference'));
+    assert.match(await page.text(), /data-document-url="\/api\/openapi\.json"/);
+  });
+
+  it("lets the page call the public URL's origin when publicUrl is set", async () => {
+    const { store } = mountStore({ publicUrl: 'https://api.example.com/v1' });
+    const page = await withDocs(store.fetch)(new Request('http://localhost:3000/v1/docs'));
+    assert.equal(page.status, 200);
+    assert.deepEqual(connectSources(page), ["'self'", 'https://api.example.com']);
+  });
+
+  it('lets the page call its own origin only when publicUrl is not set', async () => {
+    const page = await withDocs(mountStore().store.fetch)(new Request('http://x/docs'));
+    assert.deepEqual(connectSources(page), ["'self'"]);
+  });
+});

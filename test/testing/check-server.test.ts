@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+import { checkServer, type ConformanceReport } from '../../lib/testing.ts';
+import { listen } from '../support/node-helpers.ts';
+import {
+  bodyBeforeToken,
+  leaksStacks,
+  losesInt64Precision,
+  type RunningServer,
+  servesAnOldDocument,
+} from './mistaken-servers.ts';
+
+const TOKEN = 'conform-test-token';
+const servers: RunningServer[] = [];
+after(() => Promise.all(servers.map((server) => server.close())));
+
+async function start(server: Promise<RunningServer>): Promise<string> {
+  const running = await server;
+  servers.push(running);
+  return running.url;
+}
+
+/** The messages of the failures, each checked to begin with its check's rule. */
+function messages(report: ConformanceReport): string[] {
+  for (const { name, error } of report.failed) {
+    assert.ok(error.message.startsWith(`${name.split(': ')[0]}`), `${name}: ${error.message}`);
+  }
+  return report.failed.map(({ error }) => error.message);
+}
+
+describe('checkServer', () => {
+  it('passes every check when the server is a plant store behind the Node adapter', async () => {
+    const store = createPlantStore({ verifier: createStaticTokenVerifier([TOKEN]) });
+    const url = await start(listen(store.fetch));
+    const ids: string[] = [];
+    const streamed: string[] = [];
+    const report = await checkServer({
+      baseUrl: `${url}/`,
+      token: TOKEN,
+      onIds: (line) => ids.push(line),
+      onResult: ({ name }) => streamed.push(name),
+    });
+    assert.deepEqual(messages(report), []);
+    assert.equal(report.passed.length, 35);
+    assert.deepEqual(streamed, report.passed);
+    assert.match(ids[0] ?? '', /^ids (\d+)\.\.(\d+), /);
+    // A second run replays the fixed ids and writes a fresh range.
+    const again = await checkServer({
+      baseUrl: url,
+      token: TOKEN,
+      onIds: (line) => ids.push(line),
+    });
+    assert.deepEqual(messages(again), []);
+    assert.notEqual(ids[0]?.split(',')[0], ids[1]?.split(',')[0]);
+  });
+
+  it('names the authentication rule when the server answers 400 for a missing body before 401', async () => {
+    const report = await checkServer({
+      baseUrl: await start(bodyBeforeToken(TOKEN)),
+      token: TOKEN,
+    });
+    assert.deepEqual(messages(report), [
+      `2. authentication: POST /plants (no Authorization, Content-Type application/json, no body) answered 400; expected 401 (body {"error":400,"message":"request body is required"})`,
+    ]);
+  });
+
+  it('names the int64 rule when the server loses precision past 2^53', async () => {
+    const report = await checkServer({
+      baseUrl: await start(losesInt64Precision(TOKEN)),
+      token: TOKEN,
+    });
+    const failed = report.failed.map(({ name }) => name.split(' (')[0]);
+    assert.deepEqual(failed, [
+      '7. shape: answers 400 when the id is missing or not an integer',
+      'int64: keeps neighbouring ids apart at the top of the range',
+      'int64: keeps neighbouring ids apart at the bottom of the range',
+      'int64: keeps neighbouring ids apart near 2^62',
+      'int64: keeps neighbouring ids apart near -2^62',
+      'int64: tells replay from conflict at 2^53 + 1, which a double cannot hold',
+    ]);
+    assert.match(
+      messages(report)[5] ?? '',
+      /^int64: id 9007199254740993 answered 409 though only plant-store conform 9007199254740993 was ever sent under it: the server confused it with a neighbour .* so it loses int64 precision$/,
+    );
+  });
+
+  it('names the Error body rule of each step when error bodies carry a stack', async () => {
+    const report = await checkServer({ baseUrl: await start(leaksStacks(TOKEN)), token: TOKEN });
+    assert.equal(report.passed.length, 35 - report.failed.length);
+    assert.equal(report.failed.length, 22);
+    for (const message of messages(report)) assert.match(message, /^[^:]+ \(Error body\): /);
+    assert.equal(
+      report.failed[0]?.error.message,
+      'routes (Error body): GET /plant-store-conform-' +
+        (report.failed[0]?.error.message.match(/conform-(\w+)/)?.[1] ?? '') +
+        ' (no Authorization, no Content-Type, no body) answered 404 with the body "{\\"error\\":404,\\"message\\":\\"not found\\",\\"stack\\":\\"Error: at create\\"}"; expected exactly {"error": 404, "message": "<text>"}',
+    );
+  });
+
+  it('names the openapi rule with each problem when the document is not 3.1 or has no int64 id', async () => {
+    const report = await checkServer({
+      baseUrl: await start(servesAnOldDocument(TOKEN)),
+      token: TOKEN,
+    });
+    assert.deepEqual(messages(report), [
+      'openapi: the document says openapi "3.0.3", not 3.1.x; has no NewPlant with an int64 integer id',
+    ]);
+  });
+
+  it('fails every check that needs an answer, and never the run, when nothing listens', async () => {
+    const report = await checkServer({
+      baseUrl: 'http://127.0.0.1:1',
+      token: TOKEN,
+      timeoutMs: 2000,
+    });
+    assert.equal(report.passed.length, 0);
+    assert.equal(report.failed.length, 35);
+    assert.match(report.failed[0]?.error.message ?? '', /^openapi: threw TypeError: fetch failed$/);
+  });
+
+  it('throws a TypeError when the base URL is not http, the token is empty or a number is out of range', async () => {
+    await assert.rejects(checkServer({ baseUrl: 'ftp://x', token: TOKEN }), {
+      name: 'TypeError',
+      message: 'checkServer: baseUrl must be an http or https URL, got ftp://x',
+    });
+    await assert.rejects(checkServer({ baseUrl: 'http://x', token: '' }), {
+      name: 'TypeError',
+      message: 'checkServer: token must be a token the server accepts',
+    });
+    await assert.rejects(checkServer({ baseUrl: 'http://x', token: TOKEN, maxBodyBytes: 10 }), {
+      name: 'TypeError',
+      message: 'checkServer: maxBodyBytes must be an integer of at least 64, got 10',
+    });
+    await assert.rejects(checkServer({ baseUrl: 'http://x', token: TOKEN, firstId: 5n }), {
+      name: 'TypeError',
+      message: 'checkServer: firstId must be a bigint from 2^40 to 2^52, got 5',
+    });
+  });
+});
