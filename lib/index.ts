@@ -6,6 +6,12 @@
  * @module
  */
 
+export { CREATE_CHANNEL, REPOSITORY_CHANNEL, VERIFIER_CHANNEL } from './diagnostics/channels.ts';
+export type {
+  CollaboratorChannelMessage,
+  CreateChannelMessage,
+  CreateOutcome,
+} from './diagnostics/messages.ts';
 export type { ErrorReply, PlantApiErrorCode } from './errors.ts';
 export { errorReply, errorResponse, PlantApiError } from './errors.ts';
 export { openApiDocument } from './openapi/openapi-document.ts';
@@ -27,6 +33,7 @@ export type {
   PlantRepository,
   PlantRepositoryContext,
   PlantStore,
+  TokenRejectionReason,
   TokenVerdict,
   TokenVerifier,
   TokenVerifierContext,

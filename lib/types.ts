@@ -86,7 +86,32 @@ export interface PlantRepository<Principal = unknown> {
  * @typeParam Principal What an accepted token stands for: a user, a JWT's claims.
  */
 export type TokenVerdict<Principal = unknown> =
-  { readonly valid: true; readonly principal?: Principal | undefined } | { readonly valid: false };
+  | { readonly valid: true; readonly principal?: Principal | undefined }
+  | { readonly valid: false; readonly reason?: TokenRejectionReason | undefined };
+
+/**
+ * Why a verifier refused a token, when it says (`{ valid: false, reason }`). The client still
+ * gets only the contract's `401`; the reason goes to the store's `onTokenRejected` and to the
+ * `plant-store:create` diagnostics channel.
+ *
+ * - `expired`: past its `exp`.
+ * - `not_yet_valid`: before its `nbf`.
+ * - `wrong_issuer`: another `iss` than the one configured.
+ * - `wrong_audience`: no `aud` the store accepts.
+ * - `unknown_key`: signed by no key the verifier has (or with an algorithm it does not allow).
+ * - `bad_signature`: the signature does not match.
+ * - `malformed`: not a token the verifier can read, or missing a claim it requires.
+ * - `unknown_token`: not one of the tokens the verifier accepts (the static verifier).
+ */
+export type TokenRejectionReason =
+  | 'expired'
+  | 'not_yet_valid'
+  | 'wrong_issuer'
+  | 'wrong_audience'
+  | 'unknown_key'
+  | 'bad_signature'
+  | 'malformed'
+  | 'unknown_token';
 
 /** What a verifier receives beside the token. */
 export interface TokenVerifierContext {
@@ -98,7 +123,8 @@ export interface TokenVerifierContext {
  * The auth behind the store: decides whether a well-formed bearer token is accepted.
  *
  * Return `{ valid: false }` for a token that is not accepted (`401` with
- * `error="invalid_token"`). Throw only when the token could not be checked at all (a key server
+ * `error="invalid_token"`), with a `reason` if you know why (for the host's `onTokenRejected`
+ * and the diagnostics channel; the client never sees it). Throw only when the token could not be checked at all (a key server
  * down, say): that becomes a `500`, never an accepted request.
  */
 export interface TokenVerifier<Principal = unknown> {
@@ -143,6 +169,15 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    * @default console.error
    */
   readonly onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+  /**
+   * The callback that hears about every token the verifier refused, with its reason when the
+   * verifier gave one (`{ valid: false, reason }`): the client only ever sees the contract's
+   * `401`. A missing or malformed `Authorization` header is not a refused token and is not
+   * reported here. A throw or a rejection of its own is swallowed.
+   * @default undefined
+   */
+  readonly onTokenRejected?:
+    ((reason: TokenRejectionReason | undefined, context: ErrorContext) => void) | undefined;
   /**
    * CORS, for browser pages of other origins: `createCors({ origins })` from `plant-store/cors`.
    * Off when absent: then no response carries a CORS header and an `OPTIONS` preflight gets

@@ -24,6 +24,7 @@ const ENTRIES = [
   'testing.ts',
   'fastify.ts',
   'express.ts',
+  'otel.ts',
 ];
 const TOP_LEVEL = [...ENTRIES, 'errors.ts', 'types.ts'];
 /** Where `node:*` may be imported: the Node adapter and the standalone server. */

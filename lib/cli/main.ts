@@ -28,6 +28,7 @@ import { createMetrics } from './metrics.ts';
 import { parseSettings } from './settings.ts';
 import { onStopSignals } from './signals.ts';
 import { openStorage, type Storage } from './storage.ts';
+import { startTelemetry, type Telemetry } from './telemetry.ts';
 
 /** How long a graceful stop lets in-flight requests finish. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -52,6 +53,7 @@ const log = createLogger(settings.log, stdout);
 let storage: Storage | undefined;
 let handle: ServeHandle | undefined;
 let admin: AdminHandle | undefined;
+let telemetry: Telemetry | undefined;
 let stopping = false;
 
 /** Ends the process once the log is written. */
@@ -76,6 +78,7 @@ onStopSignals(
       .close()
       .then(() => storage?.close())
       .then(() => admin?.close())
+      .then(() => telemetry?.shutdown())
       .then(() => {
         log.info('stopped', { durationMs: Math.round(performance.now() - started) });
         exit(0);
@@ -89,6 +92,7 @@ onStopSignals(
 
 const auth = await createVerifier(settings.auth);
 storage = await openStorage(settings, log);
+telemetry = await startTelemetry(process.env, log, packageVersion());
 // Only the admin listener reads the metrics: without it, nothing is counted.
 const metrics = settings.admin === undefined ? undefined : createMetrics(storage.pool);
 const { limits } = settings;

@@ -141,6 +141,16 @@ export class NodeRequest implements PlainRequest {
     return requestIdOf(this.req);
   }
 
+  /** A header by its lower-case name, repeated lines joined; read only for the diagnostics channels. */
+  header(name: string): string | null {
+    const raw = this.req.rawHeaders;
+    let value: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      if ((raw[i] as string).toLowerCase() === name) value = joined(value, raw[i + 1] as string);
+    }
+    return value;
+  }
+
   /**
    * The native `Request` for a handler that is no plant store's route: the URL from `Host` and
    * the target, every header line but HTTP/2 pseudo-headers, the body a lazy stream (none for

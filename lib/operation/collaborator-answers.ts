@@ -34,7 +34,7 @@ export function isOutcome(outcome: unknown): outcome is CreatePlantOutcome {
 /** What each collaborator must answer. */
 const SHAPES = {
   ERR_MALFORMED_VERDICT:
-    'TokenVerifier.verify must answer (or resolve to) { valid: true, principal? } or { valid: false }',
+    'TokenVerifier.verify must answer (or resolve to) { valid: true, principal? } or { valid: false, reason? }',
   ERR_MALFORMED_OUTCOME:
     'PlantRepository.create must answer (or resolve to) { created: true } or { created: false, existing: { name, tag? } }',
 } as const;

@@ -7,11 +7,22 @@
  * 4. media type, 5. size (declared, then counted while the body is read), 6. decoding,
  * 7. shape (6 and 7 in `read-json-plant.ts`), 8. store.
  *
+ * Past 300 lines, and one job: the steps read in the contract's order, each beside what it
+ * tells the diagnostics channels (`diagnostics/create-trace.ts`) and the host's hooks.
+ *
  * @module
  */
 
-import { errorReply, JSON_HEADERS, PlantApiError } from '../errors.ts';
-import type { ErrorContext, NewPlant, PlantRepository, TokenVerifier } from '../types.ts';
+import { CreateTrace } from '../diagnostics/create-trace.ts';
+import type { CreateOutcome } from '../diagnostics/messages.ts';
+import { errorReply, JSON_HEADERS, PlantApiError, type PlantApiErrorCode } from '../errors.ts';
+import type {
+  ErrorContext,
+  NewPlant,
+  PlantRepository,
+  TokenRejectionReason,
+  TokenVerifier,
+} from '../types.ts';
 import { bearerToken } from './bearer-token.ts';
 import {
   isOutcome,
@@ -48,6 +59,9 @@ export interface CreatePlantSettings {
   readonly startDeadline: StartDeadline;
   /** Hears about a fault, with the request it happened in; never throws. */
   readonly report: (error: unknown, context: ErrorContext) => void;
+  /** Hears about a token the verifier refused, when the host asked to; never throws. */
+  readonly tokenRejected:
+    ((reason: TokenRejectionReason | undefined, context: ErrorContext) => void) | undefined;
 }
 
 /**
@@ -76,13 +90,35 @@ export function createPlantOperation(settings: CreatePlantSettings): CreatePlant
     tooLarge: `request body is larger than ${settings.maxBodyBytes} bytes`,
   };
   return function createPlant(input, answer) {
-    // 1. Method.
-    if (input.method !== 'POST') return answer(errorReply('ERR_METHOD_NOT_ALLOWED'));
-    // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
-    const token = bearerToken(input.authorization);
-    if (token === undefined) return answer(errorReply('ERR_MISSING_TOKEN'));
-    new CreatePlantCall(store, input, answer).verify(token);
+    // Asked once per create: with nobody listening, no message is built.
+    const trace = CreateTrace.begin(input);
+    if (trace === undefined) return runCreate(store, input, answer, undefined);
+    runCreate(store, input, answer, trace);
+    trace.end();
   };
+}
+
+function runCreate(
+  store: Store,
+  input: PlainRequest,
+  answer: (reply: Reply) => void,
+  trace: CreateTrace | undefined,
+): void {
+  // 1. Method.
+  if (input.method !== 'POST') return refuse('ERR_METHOD_NOT_ALLOWED', answer, trace);
+  // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
+  const token = bearerToken(input.authorization);
+  if (token === undefined) return refuse('ERR_MISSING_TOKEN', answer, trace);
+  new CreatePlantCall(store, input, answer, trace).verify(token);
+}
+
+function refuse(
+  code: PlantApiErrorCode,
+  answer: (reply: Reply) => void,
+  trace: CreateTrace | undefined,
+): void {
+  if (trace === undefined) answer(errorReply(code));
+  else trace.answered(errorReply(code), code, answer);
 }
 
 /** A store's settings with what its creates derive from them once. */
@@ -112,11 +148,18 @@ class CreatePlantCall implements BodySink, Expiring {
   readonly #store: Store;
   readonly #input: PlainRequest;
   readonly #answer: (reply: Reply) => void;
+  readonly #trace: CreateTrace | undefined;
 
-  constructor(store: Store, input: PlainRequest, answer: (reply: Reply) => void) {
+  constructor(
+    store: Store,
+    input: PlainRequest,
+    answer: (reply: Reply) => void,
+    trace: CreateTrace | undefined,
+  ) {
     this.#store = store;
     this.#input = input;
     this.#answer = answer;
+    this.#trace = trace;
     this.#deadline = store.startDeadline(this);
   }
 
@@ -138,11 +181,13 @@ class CreatePlantCall implements BodySink, Expiring {
   /** 2. Authentication, the token: the verifier decides. */
   verify(token: string): void {
     let verdict: unknown;
+    this.#trace?.verifying();
     try {
       verdict = this.#store.verifier.verify(token, new CollaboratorContext(this));
     } catch (error) {
       return this.fail(error);
     }
+    this.#trace?.returned();
     if (isPromiseLike(verdict)) {
       verdict.then(
         (settled) => {
@@ -160,19 +205,20 @@ class CreatePlantCall implements BodySink, Expiring {
     // Fail closed: only an explicit { valid: true } lets a request through, and a verdict of
     // another shape is the host's bug, said in onError, not a client's bad token.
     if (!isVerdict(verdict)) return this.fail(malformedAnswer('ERR_MALFORMED_VERDICT', verdict));
-    if (!verdict.valid) return this.#finish(errorReply('ERR_INVALID_TOKEN'));
+    if (!verdict.valid) return this.#tokenRejected(verdict.reason);
+    this.#trace?.verified(true, undefined);
     this.#principal = verdict.principal;
     const input = this.#input;
     const { maxBodyBytes, tooLarge } = this.#store;
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
     if (!input.hasBody || input.declaredLength === 0) {
-      this.#finish(errorReply('ERR_BODY_REQUIRED'));
+      this.#refuse('ERR_BODY_REQUIRED');
     } else if (!isJsonUtf8(input.contentType)) {
       // 4. Media type.
-      this.#finish(errorReply('ERR_UNSUPPORTED_MEDIA_TYPE'));
+      this.#refuse('ERR_UNSUPPORTED_MEDIA_TYPE');
     } else if (input.declaredLength > maxBodyBytes) {
       // 5. Size, as declared: refused before a byte is read.
-      this.#finish(errorReply('ERR_BODY_TOO_LARGE', tooLarge));
+      this.#refuse('ERR_BODY_TOO_LARGE', tooLarge);
     } else {
       this.#waitingOn = 'body';
       try {
@@ -189,11 +235,11 @@ class CreatePlantCall implements BodySink, Expiring {
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (typeof bytes === 'string') {
       const message = bytes === 'ERR_BODY_TOO_LARGE' ? this.#store.tooLarge : undefined;
-      return this.#finish(errorReply(bytes, message));
+      return this.#refuse(bytes, message);
     }
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
-    if ('code' in plant) this.#finish(errorReply(plant.code, plant.message));
+    if ('code' in plant) this.#refuse(plant.code, plant.message);
     else this.store(plant);
   }
 
@@ -202,11 +248,13 @@ class CreatePlantCall implements BodySink, Expiring {
     this.#waitingOn = 'repository';
     const context = new CollaboratorContext(this, this.#principal);
     let outcome: unknown;
+    this.#trace?.storing();
     try {
       outcome = this.#store.repository.create(plant, context);
     } catch (error) {
       return this.fail(error);
     }
+    this.#trace?.returned();
     if (isPromiseLike(outcome)) {
       outcome.then(
         (settled) => {
@@ -224,25 +272,28 @@ class CreatePlantCall implements BodySink, Expiring {
     if (!isOutcome(outcome)) return this.fail(malformedAnswer('ERR_MALFORMED_OUTCOME', outcome));
     // Not created: a replay if the stored plant has the same content, else a conflict. A store
     // may hand back an absent tag as null (SQL) or undefined: no tag.
+    let result: 'created' | 'replayed' | 'conflict' = 'created';
     if (!outcome.created) {
       const stored = outcome.existing;
-      if (stored.name !== plant.name || (stored.tag ?? undefined) !== plant.tag) {
-        return this.#finish(errorReply('ERR_ID_CONFLICT'));
-      }
+      const same = stored.name === plant.name && (stored.tag ?? undefined) === plant.tag;
+      result = same ? 'replayed' : 'conflict';
     }
-    this.#finish(plantReply(plant));
+    this.#trace?.stored(result);
+    if (result === 'conflict') this.#finish(errorReply('ERR_ID_CONFLICT'), result);
+    else this.#finish(plantReply(plant), result);
   }
 
   /** A fault (part of `BodySink`): reported and answered `500`, unless the create is over. */
   fail(error: unknown): void {
     if (this.#clientLeft()) return;
+    this.#trace?.failed(error);
     // A full store is no fault: a repository says so to have the client told `507`.
     if (error instanceof PlantApiError && error.code === 'ERR_STORE_FULL') {
-      return this.#finish(errorReply('ERR_STORE_FULL'));
+      return this.#refuse('ERR_STORE_FULL');
     }
     this.#report(error);
     const alreadyRead = error instanceof PlantApiError && error.code === 'ERR_BODY_ALREADY_READ';
-    this.#finish(errorReply(alreadyRead ? 'ERR_BODY_ALREADY_READ' : 'ERR_INTERNAL'));
+    this.#refuse(alreadyRead ? 'ERR_BODY_ALREADY_READ' : 'ERR_INTERNAL');
   }
 
   /**
@@ -253,8 +304,25 @@ class CreatePlantCall implements BodySink, Expiring {
   expire(): void {
     if (this.#clientLeft()) return;
     const waitingOn = this.#waitingOn;
-    if (waitingOn !== 'body') this.#report(unansweredAtDeadline(waitingOn, this.#store.timeoutMs));
-    this.#end(new PlantApiError('ERR_TIMEOUT'));
+    const reason = new PlantApiError('ERR_TIMEOUT');
+    if (waitingOn === 'body') return this.#end(reason, reason);
+    const unanswered = unansweredAtDeadline(waitingOn, this.#store.timeoutMs);
+    this.#report(unanswered);
+    // The channels hear the error that names what was waited on; the signal keeps ERR_TIMEOUT.
+    this.#end(reason, unanswered);
+  }
+
+  /** A refused token: `401`, and the host hears why when it asked to and the verifier said. */
+  #tokenRejected(reason: unknown): void {
+    const known = typeof reason === 'string' ? (reason as TokenRejectionReason) : undefined;
+    this.#trace?.verified(false, known);
+    this.#store.tokenRejected?.(known, { requestId: usableRequestId(this.#input.requestId()) });
+    this.#refuse('ERR_INVALID_TOKEN');
+  }
+
+  /** Answers with an error, which the create then came to. */
+  #refuse(code: PlantApiErrorCode, message?: string): void {
+    this.#finish(errorReply(code, message), code);
   }
 
   #report(error: unknown): void {
@@ -268,22 +336,28 @@ class CreatePlantCall implements BodySink, Expiring {
     return this.#over;
   }
 
-  /** Ends the create early: the collaborators' signal fires and the client gets `503`. */
-  #end(reason: unknown): void {
+  /**
+   * Ends the create early: the collaborators' signal fires with `reason`, the channels hear
+   * `traced`, and the client gets `503`.
+   */
+  #end(reason: unknown, traced: unknown = reason): void {
     if (!this.#over) {
       // Made here if no collaborator asked yet, so that a late reader finds it aborted.
       this.#controller ??= new AbortController();
       this.#controller.abort(reason);
-      this.#finish(errorReply('ERR_TIMEOUT'));
+      this.#trace?.failed(traced);
+      this.#refuse('ERR_TIMEOUT');
     }
   }
 
-  #finish(reply: Reply): void {
+  #finish(reply: Reply, outcome: CreateOutcome): void {
     if (!this.#over) {
       this.#over = true;
       this.#deadline.stop();
       this.#unsubscribe?.();
-      this.#answer(reply);
+      const trace = this.#trace;
+      if (trace === undefined) this.#answer(reply);
+      else trace.answered(reply, outcome, this.#answer);
     }
   }
 }

@@ -51,6 +51,13 @@ export interface PlainRequest {
   readonly client: ClientWatch;
   /** The request's `X-Request-Id`, if it has one; read only when an error is reported. */
   readonly requestId: () => string | undefined;
+  /**
+   * The request's path, without the query string (`undefined` for a target that is no path);
+   * read only for the diagnostics channels.
+   */
+  readonly path: string | undefined;
+  /** A header by its lower-case name, `null` when absent; read only for the diagnostics channels. */
+  readonly header: (name: string) => string | null;
 }
 
 /**

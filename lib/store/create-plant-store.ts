@@ -14,6 +14,7 @@ import { createDeadlines } from '../operation/deadlines.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
 import type {
   CreatePlantStoreOptions,
+  ErrorContext,
   PlantRepository,
   PlantStore,
   TokenVerifier,
@@ -39,6 +40,7 @@ const KNOWN_OPTIONS = [
   'maxBodyBytes',
   'timeoutMs',
   'onError',
+  'onTokenRejected',
   'cors',
   'basePath',
   'publicUrl',
@@ -89,6 +91,7 @@ export function createPlantStore<Principal = unknown>(
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
     timeoutMs = DEFAULT_TIMEOUT_MS,
     onError = console.error,
+    onTokenRejected,
     cors,
     basePath,
     publicUrl,
@@ -96,18 +99,32 @@ export function createPlantStore<Principal = unknown>(
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
   checkOptionNames('createPlantStore', options, KNOWN_OPTIONS);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
+  if (onTokenRejected !== undefined && typeof onTokenRejected !== 'function') {
+    throw new TypeError('onTokenRejected must be a function');
+  }
   const location = apiLocationOf(basePath, publicUrl, trustProxy);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
+  function report(error: unknown, context: ErrorContext): void {
+    // A broken onError must not turn a 500 into a crash: its own failure goes to stderr.
+    callHook((fault: unknown) => onError(fault, context), error);
+  }
   let createPlant = createPlantOperation({
     verifier,
     repository,
     maxBodyBytes,
     timeoutMs,
     startDeadline: createDeadlines(timeoutMs),
-    report(error, context) {
-      // A broken onError must not turn a 500 into a crash: its own failure goes to stderr.
-      callHook((fault: unknown) => onError(fault, context), error);
-    },
+    report,
+    // A throw or a rejection of onTokenRejected is the host's bug: it goes to onError.
+    tokenRejected:
+      onTokenRejected === undefined
+        ? undefined
+        : (reason, context) =>
+            callHook(
+              (value: typeof reason) => onTokenRejected(value, context),
+              reason,
+              (error) => report(error, context),
+            ),
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
   if (policy !== undefined) createPlant = policy.wrap(createPlant);

@@ -8,6 +8,7 @@
 
 import type { BodySink, ClientWatch, PlainRequest } from '../operation/plain-request.ts';
 import { bodyAlreadyRead, readBodyStream, readDeclaredBody } from '../operation/read-body.ts';
+import { pathOf } from './url-path.ts';
 
 /** A usable `Content-Length` is plain digits; absent, or anything else, declares nothing. */
 const DECIMAL = /^\d+$/;
@@ -70,5 +71,14 @@ export class WebPlainRequest implements PlainRequest {
 
   requestId(): string | undefined {
     return this.#request.headers.get('x-request-id') ?? undefined;
+  }
+
+  // Read only for the diagnostics channels, so made only then.
+  get path(): string | undefined {
+    return pathOf(this.#request.url);
+  }
+
+  header(name: string): string | null {
+    return this.#request.headers.get(name);
   }
 }

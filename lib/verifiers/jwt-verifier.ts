@@ -17,13 +17,15 @@ import {
 } from 'jose';
 import type { TokenVerdict, TokenVerifier, TokenVerifierContext } from '../types.ts';
 import { createJwksKeys, type JwtKeyStatus, type KeySource } from './jwks-keys.ts';
+import { codeOf, refusal } from './jwt-reasons.ts';
 import { type CreateJwtVerifierOptions, checkJwtVerifierOptions } from './jwt-options.ts';
 
 /** Header parameters that carry or point at a key: a token never chooses its own key. */
 const EMBEDDED_KEY_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'] as const;
 
 /**
- * jose's error codes for a token that is not acceptable: the answer is `{ valid: false }`.
+ * jose's error codes for a token that is not acceptable: the answer is `{ valid: false }`, with
+ * the reason the error tells (`jwt-reasons.ts`).
  * `ERR_JOSE_NOT_SUPPORTED` is an unknown `crit` extension or an algorithm the runtime lacks;
  * `ERR_JWKS_NO_MATCHING_KEY` comes after the refetch the unknown `kid` allowed.
  */
@@ -42,7 +44,8 @@ const INVALID_TOKEN_CODES: ReadonlySet<string> = new Set([
 /** The verdict of a verifier whose principal is a JWT's verified claims. */
 type JwtVerdict = TokenVerdict<JWTPayload>;
 
-const REJECTED: JwtVerdict = Object.freeze({ valid: false });
+/** A kid-less token that none of the candidate keys verifies. */
+const BAD_SIGNATURE: JwtVerdict = Object.freeze({ valid: false, reason: 'bad_signature' });
 
 /** The fixed key's state: always ready. */
 const FIXED_STATUS: JwtKeyStatus = Object.freeze({ ready: true, keys: 'fixed' });
@@ -87,7 +90,10 @@ export interface JwtVerifier extends TokenVerifier<JWTPayload> {
  * `verify` throws, rather than answering `{ valid: false }`, only when the token could not be
  * checked: the JWKS could not be fetched (refused, timed out, not `200`, not JSON, not a key set)
  * and no usable keys are in hand, or the token's `kid` is not among them, or the request's signal
- * fired. A plant store answers that with `500`, never by letting the request through.
+ * fired. A plant store answers that with `500`, never by letting the request through. A refusal
+ * says why (`{ valid: false, reason }`: `expired`, `not_yet_valid`, `wrong_issuer`,
+ * `wrong_audience`, `unknown_key`, `bad_signature` or `malformed`), for the store's
+ * `onTokenRejected`.
  *
  * The JWKS is fetched on first use (or `reload()`). Keys older than `cacheMaxAge` keep serving
  * while a refetch runs in the background; through an outage of the key server they serve until
@@ -150,7 +156,7 @@ export function createJwtVerifier(options: CreateJwtVerifierOptions): JwtVerifie
       if (codeOf(error) === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') {
         return tryEachCandidate(token, error, verifyOptions);
       }
-      if (isInvalidToken(error, keyInHand)) return REJECTED;
+      if (isInvalidToken(error, keyInHand)) return refusal(error);
       throw error;
     }
   };
@@ -184,11 +190,11 @@ async function tryEachCandidate(
       return { valid: true, principal: payload };
     } catch (inner) {
       if (codeOf(inner) === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') continue;
-      if (isInvalidToken(inner, true)) return REJECTED;
+      if (isInvalidToken(inner, true)) return refusal(inner);
       throw inner;
     }
   }
-  return REJECTED;
+  return BAD_SIGNATURE;
 }
 
 /**
@@ -201,12 +207,6 @@ function isInvalidToken(error: unknown, keyInHand: boolean): boolean {
   const code = codeOf(error);
   if (code !== undefined && INVALID_TOKEN_CODES.has(code)) return true;
   return keyInHand && error instanceof TypeError;
-}
-
-function codeOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 function refuseEmbeddedKeys(header: Record<string, unknown>): void {

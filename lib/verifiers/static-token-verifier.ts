@@ -2,7 +2,7 @@ import { B64TOKEN } from '../operation/bearer-token.ts';
 import type { TokenVerdict, TokenVerifier } from '../types.ts';
 
 const ACCEPTED: TokenVerdict = Object.freeze({ valid: true });
-const REJECTED: TokenVerdict = Object.freeze({ valid: false });
+const REJECTED: TokenVerdict = Object.freeze({ valid: false, reason: 'unknown_token' });
 
 /**
  * Creates a `TokenVerifier` that accepts a fixed list of bearer tokens.
@@ -16,7 +16,8 @@ const REJECTED: TokenVerdict = Object.freeze({ valid: false });
  * token that is not an RFC 6750 `b64token`, which no client could ever present.
  *
  * @param tokens The accepted tokens: at least one, each a `b64token`.
- * @returns A synchronous verifier; it hands back no principal.
+ * @returns A synchronous verifier; it hands back no principal, and refuses with the reason
+ *   `unknown_token`.
  * @throws {TypeError} When `tokens` is a string or not a list, is empty, or holds a token that is
  *   not a non-empty `b64token` (letters, digits, `-._~+/`, then optional `=`).
  * @example

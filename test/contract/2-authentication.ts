@@ -148,7 +148,7 @@ export const authenticationCases = defineCases('handleCreatePlant: 2. authentica
       assert.match(String(error.message), /TokenVerifier\.verify/);
       assert.match(
         String(error.message),
-        /\{ valid: true(, principal\?)? \} or \{ valid: false \}/,
+        /\{ valid: true(, principal\?)? \} or \{ valid: false(, reason\?)? \}/,
       );
     }
   });

@@ -1,7 +1,7 @@
 /**
  * The behaviour contract as one runtime-neutral case list, gathered from the files beside this
  * one in the order the contract lists its rules: construction, the operation's steps 1 to 8, the
- * routes of `fetch`, then CORS. `test/store/create-plant-store.test.ts` runs it under `node:test`;
+ * routes of `fetch`, CORS, then the diagnostics channels. `test/store/create-plant-store.test.ts` runs it under `node:test`;
  * `test/runtimes/{node,deno,bun}.ts` run it on Node 22 and 24, Deno and Bun, directly and over
  * HTTP. The cases take the library as an argument (the source or the built `dist/`) through
  * their context (`context.ts`).
@@ -21,6 +21,7 @@ import { storeCases } from './8-store.ts';
 import { readFirstCases } from './body-read-first.ts';
 import type { ConformanceCase } from './context.ts';
 import { corsCases } from './cors.ts';
+import { diagnosticsCases } from './diagnostics.ts';
 import { optionCases } from './options.ts';
 import { routeCases } from './routes.ts';
 
@@ -39,4 +40,5 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...deadlineCases,
   ...routeCases,
   ...corsCases,
+  ...diagnosticsCases,
 ];

@@ -414,7 +414,10 @@ describe('toNodeListener on a plant store', () => {
       const { port } = server.address() as AddressInfo;
       const answer = await send(port, requests['a create']?.(31) as Sent);
       assert.equal(answer.status, 500);
-      assert.equal(answer.body, '{"error":500,"message":"internal error"}');
+      assert.equal(
+        answer.body,
+        '{"error":500,"message":"internal error: the request body was read before plant-store; mount plant-store before any body parser"}',
+      );
       assert.equal(errors.length, 1);
       const error = errors[0] as { code?: string; message?: string };
       assert.equal(error.code, 'ERR_BODY_ALREADY_READ');

@@ -17,6 +17,7 @@ import {
 } from 'plant-store';
 import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS } from 'plant-store/jwt';
 import { serve, toNodeListener } from 'plant-store/node';
+import { PlantStoreInstrumentation } from 'plant-store/otel';
 import { createPostgresRepository } from 'plant-store/postgres';
 import {
   checkServer,
@@ -75,3 +76,7 @@ export const reports: Array<Promise<ConformanceReport>> = [
   runRepositoryConformance(() => ({ repository: byGardener, cleanup: async () => {} })),
   checkServer({ baseUrl: 'http://127.0.0.1:3000', token: 't0ken', onResult: ({ error }) => error }),
 ];
+
+// A host's OpenTelemetry: the instrumentation is OpenTelemetry's own kind, so it fits its API.
+export const instrumentation = new PlantStoreInstrumentation({ enabled: false });
+instrumentation.enable();

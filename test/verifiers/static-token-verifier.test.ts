@@ -18,14 +18,22 @@ describe('createStaticTokenVerifier', () => {
       'b',
       'ALPHA-TOKEN',
     ]) {
-      assert.deepEqual(verifier.verify(token, context), { valid: false }, token);
+      assert.deepEqual(
+        verifier.verify(token, context),
+        { valid: false, reason: 'unknown_token' },
+        token,
+      );
     }
   });
 
   it('does not accept a token that only matches a prefix or a repetition of a secret', () => {
     const verifier = createStaticTokenVerifier(['ab']);
     for (const token of ['a', 'abab', 'aba', 'ba']) {
-      assert.deepEqual(verifier.verify(token, context), { valid: false }, token);
+      assert.deepEqual(
+        verifier.verify(token, context),
+        { valid: false, reason: 'unknown_token' },
+        token,
+      );
     }
   });
 
@@ -33,7 +41,11 @@ describe('createStaticTokenVerifier', () => {
     const verifier = createStaticTokenVerifier(['k3y~=']);
     assert.deepEqual(verifier.verify('k3y~=', context), { valid: true });
     for (const token of ['k3y~-', 'k3y}=', 'K3y~=', 'k3y~', 'k3y~==']) {
-      assert.deepEqual(verifier.verify(token, context), { valid: false }, token);
+      assert.deepEqual(
+        verifier.verify(token, context),
+        { valid: false, reason: 'unknown_token' },
+        token,
+      );
     }
   });
 
