@@ -725,8 +725,9 @@ for (const backend of backends) {
       const client = await backend.client();
       const { table, repository, cleanup } = await freshTable(client);
       try {
-        const onError = (error: unknown) => assert.fail(`unexpected onError: ${error}`);
-        const store = createPlantStore({ repository, verifier, onError });
+        // A throw inside onError would only reach stderr: collect, then assert.
+        const reported: unknown[] = [];
+        const store = createPlantStore({ repository, verifier, onError: (e) => reported.push(e) });
         const plant = '{"id": 9223372036854775807, "name": "Monstera \uD83C\uDF3F", "tag": ""}';
         const ok = {
           status: 200,
@@ -748,6 +749,7 @@ for (const backend of backends) {
           [],
         );
         assert.deepStrictEqual(rows, [{ id: '9223372036854775807', name: 'Monstera 🌿', tag: '' }]);
+        assert.deepStrictEqual(reported, []);
       } finally {
         await cleanup();
       }
@@ -783,11 +785,12 @@ describe('createPlantStore with createPostgresRepository', () => {
 
   it('answers 503 to a create whose deadline passes while it waits, and never sends it', async () => {
     const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const reported: unknown[] = [];
     const store = createPlantStore({
       repository: createPostgresRepository(client, { maxInFlight: 1 }),
       verifier,
       timeoutMs: 50,
-      onError: (error) => assert.fail(`unexpected onError: ${error}`),
+      onError: (error) => reported.push(error),
     });
     const responses = await Promise.all(
       ['{"id": 1, "name": "a"}', '{"id": 2, "name": "b"}'].map(async (body) =>
@@ -803,15 +806,21 @@ describe('createPlantStore with createPostgresRepository', () => {
       calls.map((call) => idsOf(call.values)),
       [['1']],
     );
+    // Each create is reported once, naming the repository it waited on.
+    assert.deepStrictEqual(
+      reported.map((error) => (error as { code?: string }).code),
+      ['ERR_REPOSITORY_TIMEOUT', 'ERR_REPOSITORY_TIMEOUT'],
+    );
   });
 
   it('answers 503 when the database does not answer before the deadline', async () => {
     const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const reported: unknown[] = [];
     const store = createPlantStore({
       repository: createPostgresRepository(client),
       verifier,
       timeoutMs: 50,
-      onError: (error) => assert.fail(`unexpected onError: ${error}`),
+      onError: (error) => reported.push(error),
     });
     const response = await answer(await store.fetch(post('{"id": 1, "name": "a"}')));
     assert.equal(response.status, 503);
@@ -820,6 +829,10 @@ describe('createPlantStore with createPostgresRepository', () => {
       message: 'the request timed out; retrying it is safe',
     });
     assert.equal(calls.length, 1);
+    assert.deepStrictEqual(
+      reported.map((error) => (error as { code?: string }).code),
+      ['ERR_REPOSITORY_TIMEOUT'],
+    );
   });
 });
 
