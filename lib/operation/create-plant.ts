@@ -32,7 +32,7 @@ import {
   unansweredAtDeadline,
 } from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
-import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
+import type { Deadlines, Expiring } from './deadlines.ts';
 import { jsonString } from './json-text.ts';
 import { isJsonUtf8 } from './media-type.ts';
 import type {
@@ -55,8 +55,8 @@ export interface CreatePlantSettings {
   readonly maxBodyBytes: number;
   /** The store's deadline for one create, in milliseconds (named in what a deadline reports). */
   readonly timeoutMs: number;
-  /** Starts a create's deadline. */
-  readonly startDeadline: StartDeadline;
+  /** The creates' deadlines. */
+  readonly deadlines: Deadlines;
   /** Hears about a fault, with the request it happened in; never throws. */
   readonly report: (error: unknown, context: ErrorContext) => void;
   /** Hears about a token the verifier refused, when the host asked to; never throws. */
@@ -144,7 +144,6 @@ class CreatePlantCall implements BodySink, Expiring {
   #principal: unknown;
   #controller: AbortController | undefined;
   #unsubscribe: (() => void) | undefined;
-  readonly #deadline: Deadline;
   readonly #store: Store;
   readonly #input: PlainRequest;
   readonly #answer: (reply: Reply) => void;
@@ -160,7 +159,7 @@ class CreatePlantCall implements BodySink, Expiring {
     this.#input = input;
     this.#answer = answer;
     this.#trace = trace;
-    this.#deadline = store.startDeadline(this);
+    store.deadlines.start(this);
   }
 
   /** The signal for collaborators; fires when the create ends early. */
@@ -353,7 +352,7 @@ class CreatePlantCall implements BodySink, Expiring {
   #finish(reply: Reply, outcome: CreateOutcome): void {
     if (!this.#over) {
       this.#over = true;
-      this.#deadline.stop();
+      this.#store.deadlines.stop(this);
       this.#unsubscribe?.();
       const trace = this.#trace;
       if (trace === undefined) this.#answer(reply);
