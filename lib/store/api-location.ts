@@ -12,8 +12,6 @@ const BASE_PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
 const HOST =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 const PROTO = /^https?$/i;
-/** A `Forwarded` token (RFC 7230 `tchar`), as a parameter name or an unquoted value. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+/;
 
 /** Where a store's routes are, and what server its document names for a request. */
 export interface ApiLocation {
@@ -164,38 +162,28 @@ function listOf(header: string | null): string[] {
 }
 
 /**
- * The elements of a `Forwarded` header (RFC 7239 section 4), each its parameters by lowercase
- * name; `undefined` when it does not parse, so a malformed header decides nothing.
+ * One `name=value` pair of a `Forwarded` header (RFC 7239 section 4), a token or a quoted
+ * string, and what follows it: `;` before the element's next pair, `,` before the next element.
+ */
+const FORWARDED_PAIR =
+  /[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)|"((?:[^"\\]|\\.)*)")[ \t]*([;,]|$)/y;
+
+/**
+ * The elements of a `Forwarded` header, each its parameters by lowercase name; `undefined` when
+ * it does not parse, so a malformed header decides nothing.
  */
 function parseForwarded(header: string): Map<string, string>[] | undefined {
   const elements: Map<string, string>[] = [];
   let element = new Map<string, string>();
-  let rest = header.trimStart();
-  while (rest !== '') {
-    const name = TOKEN.exec(rest)?.[0];
-    if (name === undefined || rest[name.length] !== '=') return undefined;
-    rest = rest.slice(name.length + 1);
-    let value: string;
-    if (rest.startsWith('"')) {
-      const quoted = /^"((?:[^"\\]|\\.)*)"/.exec(rest);
-      if (quoted === null) return undefined;
-      value = (quoted[1] as string).replace(/\\(.)/g, '$1');
-      rest = rest.slice(quoted[0].length);
-    } else {
-      value = TOKEN.exec(rest)?.[0] ?? '';
-      if (value === '') return undefined;
-      rest = rest.slice(value.length);
-    }
-    element.set(name.toLowerCase(), value);
-    rest = rest.trimStart();
-    if (rest.startsWith(';')) {
-      rest = rest.slice(1).trimStart();
-    } else if (rest.startsWith(',') || rest === '') {
+  FORWARDED_PAIR.lastIndex = 0;
+  while (FORWARDED_PAIR.lastIndex < header.length) {
+    const pair = FORWARDED_PAIR.exec(header);
+    if (pair === null) return undefined;
+    const [, name = '', token, quoted = '', next] = pair;
+    element.set(name.toLowerCase(), token ?? quoted.replace(/\\(.)/g, '$1'));
+    if (next !== ';') {
       elements.push(element);
       element = new Map();
-      rest = rest.slice(1).trimStart();
-    } else {
-      return undefined;
     }
   }
   return elements;
