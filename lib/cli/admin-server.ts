@@ -13,7 +13,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { oneLine } from './fail.ts';
-import type { AdminSettings } from './operator-settings.ts';
+import type { AdminSettings } from './settings.ts';
 
 /** What one readiness check found. */
 export interface ReadinessResult {

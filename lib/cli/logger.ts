@@ -14,7 +14,7 @@
 import type { ErrorContext } from '../index.ts';
 import type { RequestRecord } from '../node.ts';
 import { jsonString } from '../operation/json-text.ts';
-import type { LogSettings } from './operator-settings.ts';
+import type { LogSettings } from './settings.ts';
 
 /** The log's lines, by what they report. */
 export interface Logger {

@@ -1,29 +1,54 @@
 /**
- * The standalone server's settings, parsed from the environment without side effects: every
- * setting is read and checked here, so the CLI only acts on the result. Each capability has its
- * own parser (`parseAuth`, `parseStorage`) and its own tagged union, so JWT auth and PostgreSQL
- * storage slot in as new `kind`s without touching the rest.
+ * The standalone server's settings, parsed from the environment without side effects, so the
+ * CLI only acts on the result. Each variable is read by its entry in `SETTINGS`
+ * (`settings-table.ts`); here they are checked against each other and shaped for `main.ts`. A
+ * new setting is an entry there, its place in `Settings` here, and a row in the README's table.
  *
  * @module
  */
 
 import type { CorsOptions } from '../cors.ts';
-import { originProblem } from '../cors/allowed-origins.ts';
-import { type AuthSettings, parseAuth } from './auth-settings.ts';
-import { type LocationSettings, parseLocation } from './location-settings.ts';
+import { nearestName } from '../options/check-option-names.ts';
 import {
-  type AdminSettings,
-  type Limits,
   type LogSettings,
-  parseAdmin,
-  parseLimits,
-  parseLog,
-  unknownSetting,
-} from './operator-settings.ts';
-import { hasProtocol, type Parsed, type SettingsEnv } from './setting-values.ts';
+  readValues,
+  SETTINGS,
+  type SettingName,
+  SettingError,
+  type SettingsEnv,
+  type SettingValues,
+} from './settings-table.ts';
 
-export type { AuthSettings, JwtAuthSettings } from './auth-settings.ts';
-export type { SettingsEnv } from './setting-values.ts';
+export type { LogSettings, SettingsEnv } from './settings-table.ts';
+
+/**
+ * How bearer tokens are checked.
+ * - `tokens`: a fixed list (`PLANT_STORE_TOKENS`).
+ * - `random-token`: no list given; the CLI generates one token and prints it once.
+ * - `jwt`: tokens are JWTs checked against a JWKS (`PLANT_STORE_JWKS_URL` and friends).
+ */
+export type AuthSettings =
+  | { readonly kind: 'tokens'; readonly tokens: readonly string[] }
+  | { readonly kind: 'random-token' }
+  | JwtAuthSettings;
+
+/** JWT mode: what `createJwtVerifier` gets. */
+export interface JwtAuthSettings {
+  /** The kind of auth. */
+  readonly kind: 'jwt';
+  /** The JWKS URL (`PLANT_STORE_JWKS_URL`), http or https. */
+  readonly jwksUrl: string;
+  /** The exact `iss` a token must carry (`PLANT_STORE_JWT_ISSUER`). */
+  readonly issuer: string;
+  /** The audience a token's `aud` must contain (`PLANT_STORE_JWT_AUDIENCE`). */
+  readonly audience: string;
+  /**
+   * The algorithm allowlist (`PLANT_STORE_JWT_ALGORITHMS`), trimmed, in order. `undefined` when
+   * unset: `createJwtVerifier`'s default, `DEFAULT_JWT_ALGORITHMS`, applies. The names are not
+   * checked here (that would load jose): `createJwtVerifier` refuses `none`, HMAC and unknown ones.
+   */
+  readonly algorithms: readonly string[] | undefined;
+}
 
 /**
  * Where plants are stored.
@@ -32,6 +57,47 @@ export type { SettingsEnv } from './setting-values.ts';
  */
 export type StorageSettings =
   { readonly kind: 'memory' } | { readonly kind: 'postgres'; readonly url: string };
+
+/** Where the API lives, as clients see it. */
+export interface LocationSettings {
+  /** The URL clients reach the API at (`PLANT_STORE_PUBLIC_URL`), or `undefined`. */
+  readonly publicUrl: string | undefined;
+  /**
+   * The path the routes and `/docs` are under (`PLANT_STORE_BASE_PATH`, else the public URL's
+   * path, for a proxy that passes the path on unchanged), `''` for the root.
+   */
+  readonly basePath: string;
+  /** Whether, and how many, proxies in front are trusted (`PLANT_STORE_TRUST_PROXY`). */
+  readonly trustProxy: boolean | number;
+}
+
+/** The limits, each from its `PLANT_STORE_*` setting; `undefined` keeps the library's default. */
+export interface Limits {
+  /** `PLANT_STORE_MAX_BODY_BYTES`: the largest body accepted. */
+  readonly maxBodyBytes: number | undefined;
+  /** `PLANT_STORE_TIMEOUT_MS`: the deadline of one create. */
+  readonly timeoutMs: number | undefined;
+  /** `PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS`: how long an idle connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** `PLANT_STORE_HEADERS_TIMEOUT_MS`: how long a client has to send its headers. */
+  readonly headersTimeoutMs: number | undefined;
+  /** `PLANT_STORE_REQUEST_TIMEOUT_MS`: how long a client has to send its whole request. */
+  readonly requestTimeoutMs: number | undefined;
+  /** `PLANT_STORE_PG_POOL_MAX`: the most PostgreSQL connections. */
+  readonly pgPoolMax: number | undefined;
+  /** `PLANT_STORE_MAX_PLANTS`: the most plants the memory store keeps. */
+  readonly maxPlants: number | undefined;
+  /** `PLANT_STORE_MAX_CONNECTIONS`: the most connections open at once. */
+  readonly maxConnections: number | undefined;
+}
+
+/** Where the admin listener listens (`PLANT_STORE_ADMIN_PORT`, `PLANT_STORE_ADMIN_HOST`). */
+export interface AdminSettings {
+  /** The port; `0` picks a free one. */
+  readonly port: number;
+  /** The interface. */
+  readonly host: string;
+}
 
 /** The standalone server's settings. */
 export interface Settings {
@@ -60,26 +126,15 @@ export type ParseSettingsResult =
   | { readonly ok: true; readonly settings: Settings }
   | { readonly ok: false; readonly error: string };
 
-/** The default `PORT`. */
-export const DEFAULT_PORT = 3000;
-/** The default `HOST`: loopback only, so a fresh start is not reachable from the network. */
-export const DEFAULT_HOST = '127.0.0.1';
-
 /**
  * Parses the standalone server's settings from an environment. Pure: it reads only `env`,
- * generates nothing, loads nothing and prints nothing. The README's settings table lists them.
+ * generates nothing, loads nothing and prints nothing. `SETTINGS` (and the README's table)
+ * lists them. A setting counts as set when it is present, even empty.
  *
- * `PORT` defaults to 3000 and must be an integer in 0-65535 written in decimal digits; `HOST`
- * defaults to `127.0.0.1` and must not be empty; the auth settings are `auth-settings.ts`'s;
- * `DATABASE_URL`, when set, must be a `postgres://` or `postgresql://` URL: storage is then
- * `postgres`, else `memory`. `PLANT_STORE_CORS_ORIGINS`, when set, is `*` or a comma-separated
- * list of exact origins (`https://app.example.com`) and subdomain patterns
- * (`https://*.example.com`); unset, CORS is off. `PLANT_STORE_PUBLIC_URL` and
- * `PLANT_STORE_TRUST_PROXY` are `location-settings.ts`'s. The limits, the log and
- * the admin listener are `operator-settings.ts`'s, and an unknown `PLANT_STORE_*` variable is an
- * error that suggests the nearest known name. A setting counts as set when it is present, even
- * empty. An error message names the setting and never echoes a token or a database URL (either
- * may hold a secret).
+ * The checks run in this order: an unknown `PLANT_STORE_*` variable (the error suggests the
+ * nearest known name), then settings that need or exclude others, then each value in table
+ * order, then the headers timeout against the request timeout. An error message names the
+ * setting and never echoes a token or a URL that may hold a password.
  *
  * @param env The environment, such as `process.env`.
  * @returns The settings, or a one-line error.
@@ -90,98 +145,110 @@ export const DEFAULT_HOST = '127.0.0.1';
  * ```
  */
 export function parseSettings(env: SettingsEnv): ParseSettingsResult {
-  const unknown = unknownSetting(env);
-  if (unknown !== undefined) return { ok: false, error: unknown };
-  const port = parsePort(env.PORT);
-  if ('error' in port) return { ok: false, error: port.error };
-  const host = parseHost(env.HOST);
-  if ('error' in host) return { ok: false, error: host.error };
-  const auth = parseAuth(env);
-  if ('error' in auth) return { ok: false, error: auth.error };
-  const storage = parseStorage(env);
-  if ('error' in storage) return { ok: false, error: storage.error };
-  const cors = parseCors(env.PLANT_STORE_CORS_ORIGINS);
-  if ('error' in cors) return { ok: false, error: cors.error };
-  const location = parseLocation(env);
-  if ('error' in location) return { ok: false, error: location.error };
-  const limits = parseLimits(env);
-  if ('error' in limits) return { ok: false, error: limits.error };
-  if (limits.value.maxPlants !== undefined && storage.value.kind !== 'memory') {
-    return {
-      ok: false,
-      error: 'PLANT_STORE_MAX_PLANTS caps the memory store: not with DATABASE_URL',
-    };
+  const problem = unknownSetting(env) ?? combinationProblem(env);
+  if (problem !== undefined) return { ok: false, error: problem };
+  try {
+    return { ok: true, settings: settingsOf(readValues(env)) };
+  } catch (error) {
+    if (error instanceof SettingError) return { ok: false, error: error.message };
+    throw error;
   }
-  if (limits.value.pgPoolMax !== undefined && storage.value.kind !== 'postgres') {
-    return { ok: false, error: 'PLANT_STORE_PG_POOL_MAX needs DATABASE_URL' };
+}
+
+/** An unknown `PLANT_STORE_*` variable, as an error naming the nearest known one. */
+function unknownSetting(env: SettingsEnv): string | undefined {
+  const known = Object.keys(SETTINGS);
+  const name = Object.keys(env).find(
+    (key) => key.startsWith('PLANT_STORE_') && !Object.hasOwn(SETTINGS, key),
+  );
+  if (name === undefined) return undefined;
+  return `${name} is not a setting plant-store knows; did you mean ${nearestName(name, known)}? (plant-store --help lists them)`;
+}
+
+/** The settings that select JWT mode, in the order an error names them. */
+const JWT_SETTINGS = [
+  'PLANT_STORE_JWKS_URL',
+  'PLANT_STORE_JWT_ISSUER',
+  'PLANT_STORE_JWT_AUDIENCE',
+  'PLANT_STORE_JWT_ALGORITHMS',
+] as const;
+
+/** A setting present without one it needs, or beside one it excludes. */
+function combinationProblem(env: SettingsEnv): string | undefined {
+  const has = (name: SettingName) => env[name] !== undefined;
+  const jwt = JWT_SETTINGS.find(has);
+  if (jwt !== undefined && has('PLANT_STORE_TOKENS')) {
+    return `PLANT_STORE_TOKENS and ${jwt} exclude each other: set a token list or the JWT settings, not both`;
   }
-  const log = parseLog(env.PLANT_STORE_LOG);
-  if ('error' in log) return { ok: false, error: log.error };
-  const admin = parseAdmin(env);
-  if ('error' in admin) return { ok: false, error: admin.error };
+  if (jwt !== undefined && !has('PLANT_STORE_JWKS_URL')) {
+    return `${jwt} needs PLANT_STORE_JWKS_URL (JWT mode)`;
+  }
+  if (jwt !== undefined && !(has('PLANT_STORE_JWT_ISSUER') && has('PLANT_STORE_JWT_AUDIENCE'))) {
+    return 'PLANT_STORE_JWKS_URL needs both PLANT_STORE_JWT_ISSUER and PLANT_STORE_JWT_AUDIENCE (JWT mode)';
+  }
+  if (has('PLANT_STORE_ADMIN_HOST') && !has('PLANT_STORE_ADMIN_PORT')) {
+    return 'PLANT_STORE_ADMIN_HOST needs PLANT_STORE_ADMIN_PORT';
+  }
+  if (has('PLANT_STORE_PG_POOL_MAX') && !has('DATABASE_URL')) {
+    return 'PLANT_STORE_PG_POOL_MAX needs DATABASE_URL';
+  }
+  if (has('PLANT_STORE_MAX_PLANTS') && has('DATABASE_URL')) {
+    return 'PLANT_STORE_MAX_PLANTS caps the memory store: not with DATABASE_URL';
+  }
+  return undefined;
+}
+
+/** The values shaped as `main.ts` uses them, defaults filled in where the CLI has its own. */
+function settingsOf(v: SettingValues): Settings {
+  const { PLANT_STORE_HEADERS_TIMEOUT_MS: headers, PLANT_STORE_REQUEST_TIMEOUT_MS: request } = v;
+  if ((headers ?? 10_000) > (request ?? 30_000)) {
+    throw new SettingError(
+      'PLANT_STORE_HEADERS_TIMEOUT_MS must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS',
+    );
+  }
+  const publicUrl = v.PLANT_STORE_PUBLIC_URL;
   return {
-    ok: true,
-    settings: {
-      port: port.value,
-      host: host.value,
-      auth: auth.value,
-      storage: storage.value,
-      cors: cors.value,
-      location: location.value,
-      limits: limits.value,
-      log: log.value,
-      admin: admin.value,
+    port: v.PORT ?? 3000,
+    // Loopback by default, so a fresh start is not reachable from the network.
+    host: v.HOST ?? '127.0.0.1',
+    auth: authOf(v),
+    storage:
+      v.DATABASE_URL === undefined ? { kind: 'memory' } : { kind: 'postgres', url: v.DATABASE_URL },
+    cors: v.PLANT_STORE_CORS_ORIGINS,
+    location: {
+      publicUrl,
+      basePath:
+        v.PLANT_STORE_BASE_PATH ??
+        (publicUrl === undefined ? '' : new URL(publicUrl).pathname.replace(/\/$/, '')),
+      trustProxy: v.PLANT_STORE_TRUST_PROXY ?? false,
     },
+    limits: {
+      maxBodyBytes: v.PLANT_STORE_MAX_BODY_BYTES,
+      timeoutMs: v.PLANT_STORE_TIMEOUT_MS,
+      // Longer than the 60 s idle timeout of common load balancers.
+      keepAliveTimeoutMs: v.PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
+      headersTimeoutMs: headers,
+      requestTimeoutMs: request,
+      pgPoolMax: v.PLANT_STORE_PG_POOL_MAX,
+      maxPlants: v.PLANT_STORE_MAX_PLANTS,
+      maxConnections: v.PLANT_STORE_MAX_CONNECTIONS,
+    },
+    log: v.PLANT_STORE_LOG ?? { format: 'auto', level: 'info' },
+    admin:
+      v.PLANT_STORE_ADMIN_PORT === undefined
+        ? undefined
+        : { port: v.PLANT_STORE_ADMIN_PORT, host: v.PLANT_STORE_ADMIN_HOST ?? '127.0.0.1' },
   };
 }
 
-/**
- * `PLANT_STORE_CORS_ORIGINS`: unset, CORS is off; `*` allows every origin; else a comma-separated
- * list (trimmed, empty entries skipped) of exact origins and subdomain patterns
- * (`https://*.example.com`), each written as a browser sends it, as `createCors` takes them.
- */
-function parseCors(raw: string | undefined): Parsed<CorsOptions | undefined> {
-  if (raw === undefined) return { value: undefined };
-  if (raw.trim() === '*') return { value: { origins: '*' } };
-  const origins: string[] = [];
-  for (const entry of raw.split(',')) {
-    const origin = entry.trim();
-    if (origin === '') continue;
-    const problem = originProblem(origin);
-    if (problem !== undefined) return { error: `PLANT_STORE_CORS_ORIGINS: ${problem}` };
-    origins.push(origin);
+/** JWT mode when the JWKS URL is set, else the token list, else one random token. */
+function authOf(v: SettingValues): AuthSettings {
+  const { PLANT_STORE_JWKS_URL: jwksUrl, PLANT_STORE_TOKENS: tokenList } = v;
+  if (jwksUrl !== undefined) {
+    // combinationProblem made sure the issuer and the audience are set with the JWKS URL.
+    const issuer = v.PLANT_STORE_JWT_ISSUER as string;
+    const audience = v.PLANT_STORE_JWT_AUDIENCE as string;
+    return { kind: 'jwt', jwksUrl, issuer, audience, algorithms: v.PLANT_STORE_JWT_ALGORITHMS };
   }
-  if (origins.length === 0) {
-    return {
-      error:
-        'PLANT_STORE_CORS_ORIGINS is set but holds no origin (comma-separated origins such as https://app.example.com, or *)',
-    };
-  }
-  return { value: { origins } };
-}
-
-function parsePort(raw: string | undefined): Parsed<number> {
-  if (raw === undefined) return { value: DEFAULT_PORT };
-  const port = /^[0-9]{1,5}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(port <= 65535)) {
-    return { error: `PORT must be an integer in 0-65535, got ${JSON.stringify(raw)}` };
-  }
-  return { value: port };
-}
-
-function parseHost(raw: string | undefined): Parsed<string> {
-  if (raw === undefined) return { value: DEFAULT_HOST };
-  // An empty host would make node listen on every interface: never by accident.
-  if (raw.trim() === '') return { error: 'HOST must not be empty' };
-  return { value: raw };
-}
-
-function parseStorage(env: SettingsEnv): Parsed<StorageSettings> {
-  const url = env.DATABASE_URL;
-  if (url === undefined) return { value: { kind: 'memory' } };
-  // Never echo the URL: it usually carries the database password.
-  if (!hasProtocol(url, ['postgres:', 'postgresql:'])) {
-    return { error: 'DATABASE_URL must be a postgres:// or postgresql:// URL' };
-  }
-  return { value: { kind: 'postgres', url } };
+  return tokenList === undefined ? { kind: 'random-token' } : { kind: 'tokens', tokens: tokenList };
 }
