@@ -242,6 +242,18 @@ describe('parseSettings', () => {
         'PLANT_STORE_JWT_AUDIENCE must not be empty',
       );
     });
+
+    it('reports an issuer or audience of only spaces as empty', () => {
+      // A blank value is a slip in the environment, never a real iss or aud.
+      assert.equal(
+        errorOf({ ...JWT, PLANT_STORE_JWT_ISSUER: '  ' }),
+        'PLANT_STORE_JWT_ISSUER must not be empty',
+      );
+      assert.equal(
+        errorOf({ ...JWT, PLANT_STORE_JWT_AUDIENCE: ' ' }),
+        'PLANT_STORE_JWT_AUDIENCE must not be empty',
+      );
+    });
   });
 
   it('reads PLANT_STORE_PUBLIC_URL and its path as the base path when it is set', () => {
@@ -392,6 +404,12 @@ describe('parseSettings', () => {
       errorOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_MAX_PLANTS: '4' }),
       /caps the memory store/,
     );
+  });
+
+  it('reports a limit or admin port with spaces around its digits, as it does PORT', () => {
+    for (const name of ['PLANT_STORE_TIMEOUT_MS', 'PLANT_STORE_ADMIN_PORT', 'PORT']) {
+      assert.match(errorOf({ [name]: ' 5000 ' }), new RegExp(`^${name} must be an integer in `));
+    }
   });
 
   it('reads PLANT_STORE_LOG as a format and a level, in any order', () => {
