@@ -32,7 +32,7 @@ import {
   unansweredAtDeadline,
 } from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
-import type { Deadlines, Expiring } from './deadlines.ts';
+import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
 import { jsonString } from './json-text.ts';
 import { isJsonUtf8 } from './media-type.ts';
 import type {
@@ -55,8 +55,8 @@ export interface CreatePlantSettings {
   readonly maxBodyBytes: number;
   /** The store's deadline for one create, in milliseconds (named in what a deadline reports). */
   readonly timeoutMs: number;
-  /** The creates' deadlines. */
-  readonly deadlines: Deadlines;
+  /** Starts a create's deadline. */
+  readonly startDeadline: StartDeadline;
   /** Hears about a fault, with the request it happened in; never throws. */
   readonly report: (error: unknown, context: ErrorContext) => void;
   /** Hears about a token the verifier refused, when the host asked to; never throws. */
@@ -144,6 +144,7 @@ class CreatePlantCall implements BodySink, Expiring {
   #principal: unknown;
   #controller: AbortController | undefined;
   #unsubscribe: (() => void) | undefined;
+  readonly #deadline: Deadline;
   readonly #store: Store;
   readonly #input: PlainRequest;
   readonly #answer: (reply: Reply) => void;
@@ -159,7 +160,7 @@ class CreatePlantCall implements BodySink, Expiring {
     this.#input = input;
     this.#answer = answer;
     this.#trace = trace;
-    store.deadlines.start(this);
+    this.#deadline = store.startDeadline(this);
   }
 
   /** The signal for collaborators; fires when the create ends early. */
@@ -352,7 +353,7 @@ class CreatePlantCall implements BodySink, Expiring {
   #finish(reply: Reply, outcome: CreateOutcome): void {
     if (!this.#over) {
       this.#over = true;
-      this.#store.deadlines.stop(this);
+      this.#deadline.stop();
       this.#unsubscribe?.();
       const trace = this.#trace;
       if (trace === undefined) this.#answer(reply);

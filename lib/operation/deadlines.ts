@@ -10,62 +10,92 @@ export interface Expiring {
   expire(): void;
 }
 
-/** A store's deadlines, all with the same timeout; see `createDeadlines`. */
-export interface Deadlines {
-  /** Calls `subject.expire()` the timeout from now, unless it is stopped first. */
-  start(subject: Expiring): void;
-  /** Stops the subject's deadline; stopping one that passed or was stopped does nothing. */
-  stop(subject: Expiring): void;
+/** A started deadline, to stop. */
+export interface Deadline {
+  /** Stops the deadline; stopping one that passed or was stopped already does nothing. */
+  stop(): void;
 }
 
+/** Starts deadlines that all have the same timeout; see `createDeadlines`. */
+export type StartDeadline = (subject: Expiring) => Deadline;
+
 /**
- * Creates a store's deadlines, all on one timer.
+ * Creates a store's deadlines, all on one timer: `start(subject)` calls `subject.expire()`
+ * `timeoutMs` from now unless the returned deadline is stopped first.
  *
- * Every create gets the same timeout, so deadlines fall due in the order they start: a `Map`,
- * which keeps its entries in that order, holds when each falls due, and one timer armed for
- * its oldest entry serves them all.
+ * Every create gets the same timeout, so deadlines fall due in the order they start: a queue
+ * linked through its entries, with one timer armed for its oldest entry, serves them all, and
+ * starting or stopping one is a few pointer writes rather than a timer of its own.
  *
- * An emptied map keeps its timer and only unrefs it: an idle store does not hold the process
- * open, and while a create is in flight the timer does, so even a collaborator that waits on
- * nothing gets its `503`.
+ * Most creates end within the event-loop turn that read them, so an emptied queue keeps its
+ * timer and only unrefs it: an idle store does not hold the process open, and while a create is
+ * in flight the timer does, so even a collaborator that waits on nothing gets its `503`.
  *
  * @param timeoutMs The timeout of every deadline, in milliseconds.
- * @returns The deadlines.
+ * @returns The function that starts a deadline.
  * @example
  * ```ts
- * const deadlines = createDeadlines(10_000);
- * const create = { expire: () => console.log('too late') };
- * deadlines.start(create);
- * deadlines.stop(create);
+ * const start = createDeadlines(10_000);
+ * const deadline = start({ expire: () => console.log('too late') });
+ * deadline.stop();
  * ```
  */
-export function createDeadlines(timeoutMs: number): Deadlines {
-  const dueAt = new Map<Expiring, number>();
+export function createDeadlines(timeoutMs: number): StartDeadline {
+  let oldest: Entry | undefined;
+  let newest: Entry | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+
+  class Entry implements Deadline {
+    older: Entry | undefined;
+    newer: Entry | undefined;
+    readonly dueAt: number;
+    readonly subject: Expiring;
+
+    constructor(subject: Expiring, dueAt: number) {
+      this.subject = subject;
+      this.dueAt = dueAt;
+    }
+
+    stop(): void {
+      // Only the oldest entry has no older one: any other entry without one is not queued.
+      if (this !== oldest && this.older === undefined) return;
+      unlink(this);
+      if (oldest === undefined) timer?.unref();
+    }
+  }
+
+  function unlink(entry: Entry): void {
+    const { older, newer } = entry;
+    if (older === undefined) oldest = newer;
+    else older.newer = newer;
+    if (newer === undefined) newest = older;
+    else newer.older = older;
+    entry.older = entry.newer = undefined;
+  }
 
   function fire(): void {
     const now = performance.now();
-    for (const [subject, due] of dueAt) {
-      if (due > now) {
+    for (let due = oldest; due !== undefined; due = oldest) {
+      if (due.dueAt > now) {
         // Timers may fire a little early by this clock, hence the ceiling. An `expire` that
         // started a deadline found the spent timer still set and armed none: this one serves it.
-        timer = setTimeout(fire, Math.ceil(due - now));
+        timer = setTimeout(fire, Math.ceil(due.dueAt - now));
         return;
       }
-      dueAt.delete(subject);
-      subject.expire();
+      unlink(due);
+      due.subject.expire();
     }
     timer = undefined;
   }
 
-  return {
-    start(subject) {
-      dueAt.set(subject, performance.now() + timeoutMs);
-      if (timer === undefined) timer = setTimeout(fire, timeoutMs);
-      else if (dueAt.size === 1) timer.ref();
-    },
-    stop(subject) {
-      if (dueAt.delete(subject) && dueAt.size === 0) timer?.unref();
-    },
+  return function start(subject) {
+    const entry = new Entry(subject, performance.now() + timeoutMs);
+    entry.older = newest;
+    if (newest === undefined) oldest = entry;
+    else newest.newer = entry;
+    newest = entry;
+    if (timer === undefined) timer = setTimeout(fire, timeoutMs);
+    else if (oldest === entry) timer.ref();
+    return entry;
   };
 }

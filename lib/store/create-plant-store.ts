@@ -113,7 +113,7 @@ export function createPlantStore<Principal = unknown>(
     repository,
     maxBodyBytes,
     timeoutMs,
-    deadlines: createDeadlines(timeoutMs),
+    startDeadline: createDeadlines(timeoutMs),
     report,
     // A throw or a rejection of onTokenRejected is the host's bug: it goes to onError.
     tokenRejected:

@@ -15,7 +15,7 @@ function subject(since: number) {
 
 describe('createDeadlines', () => {
   it('expires a deadline that was not stopped, once, after the timeout', async () => {
-    const { start } = createDeadlines(30);
+    const start = createDeadlines(30);
     const one = subject(performance.now());
     start(one);
     await delay(80);
@@ -23,23 +23,21 @@ describe('createDeadlines', () => {
   });
 
   it('never expires a deadline that was stopped, and stops it again harmlessly', async () => {
-    const { start, stop } = createDeadlines(20);
+    const start = createDeadlines(20);
     const one = subject(performance.now());
-    start(one);
-    stop(one);
-    stop(one);
+    const deadline = start(one);
+    deadline.stop();
+    deadline.stop();
     await delay(60);
     assert.equal(one.expiredAfter, undefined);
   });
 
   it('counts each deadline from its own start when others stop between them', async () => {
-    const { start, stop } = createDeadlines(60);
+    const start = createDeadlines(60);
     const first = subject(performance.now());
     start(first);
     await delay(30);
-    const stopped = subject(performance.now());
-    start(stopped);
-    stop(stopped);
+    start(subject(performance.now())).stop();
     const secondStart = performance.now();
     const second = subject(secondStart);
     start(second);
@@ -50,10 +48,10 @@ describe('createDeadlines', () => {
   });
 
   it('stops a deadline in the middle of the queue without losing those after it', async () => {
-    const { start, stop } = createDeadlines(30);
+    const start = createDeadlines(30);
     const subjects = [0, 1, 2].map(() => subject(performance.now()));
-    for (const one of subjects) start(one);
-    stop(subjects[1] as ReturnType<typeof subject>);
+    const deadlines = subjects.map((one) => start(one));
+    deadlines[1]?.stop();
     await delay(80);
     assert.deepEqual(
       subjects.map((one) => one.expiredAfter !== undefined),
@@ -62,7 +60,7 @@ describe('createDeadlines', () => {
   });
 
   it('gives a deadline started while another expires its own full timeout', async () => {
-    const { start } = createDeadlines(40);
+    const start = createDeadlines(40);
     let retry: ReturnType<typeof subject> | undefined;
     start({
       expire() {
