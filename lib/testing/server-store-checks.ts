@@ -162,12 +162,20 @@ function fixedName(id: bigint): string {
 
 /** Creates `a` and `b` with their fixed names: a server that confuses them answers 409. */
 async function expectDistinct(plan: ServerPlan, a: bigint, b: bigint): Promise<void> {
-  for (const id of [a, b, a]) {
+  for (const [index, id] of [a, b, a].entries()) {
     const answer = await send(plan.server, { body: plantJson(id, fixedName(id)) });
+    // Nothing of this check was sent before its first create, so a 409 there is a plant the
+    // store held already (the host's own data, say), not a neighbour the server confused.
+    if (answer.status === 409 && index === 0) {
+      throw new ConformanceError(
+        'int64',
+        `id ${id} answered 409 to its first create in this run: the server already holds a different plant under it, written before this run and not by plant-store conform (which writes it only as ${fixedName(id)}); run the check against a store where this id is free`,
+      );
+    }
     if (answer.status === 409) {
       throw new ConformanceError(
         'int64',
-        `id ${id} answered 409 though only ${fixedName(id)} was ever sent under it: the server confused it with a neighbour (${a} and ${b} differ by 1), so it loses int64 precision`,
+        `id ${id} answered 409 though plant-store conform only ever sends it as ${fixedName(id)}: the server confused it with a neighbour (${a} and ${b} differ by 1), so it loses int64 precision (unless the store held a different plant under ${id} before this run)`,
       );
     }
     expectPlant('int64', answer, { name: fixedName(id) });

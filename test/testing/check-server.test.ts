@@ -81,8 +81,23 @@ describe('checkServer', () => {
     ]);
     assert.match(
       messages(report)[5] ?? '',
-      /^int64: id 9007199254740993 answered 409 though only plant-store conform 9007199254740993 was ever sent under it: the server confused it with a neighbour .* so it loses int64 precision$/,
+      /^int64: id 9007199254740993 answered 409 though plant-store conform only ever sends it as plant-store conform 9007199254740993: the server confused it with a neighbour .* so it loses int64 precision \(unless the store held a different plant under 9007199254740993 before this run\)$/,
     );
+  });
+
+  it('says a fixed id was taken before the run, not that precision was lost, when the server already holds another plant under it', async () => {
+    const store = createPlantStore({ verifier: createStaticTokenVerifier([TOKEN]) });
+    const url = await start(listen(store.fetch));
+    const seeded = await fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"id": 9223372036854775807, "name": "a plant of the host\'s own"}',
+    });
+    assert.equal(seeded.status, 200);
+    const report = await checkServer({ baseUrl: url, token: TOKEN });
+    assert.deepEqual(messages(report), [
+      'int64: id 9223372036854775807 answered 409 to its first create in this run: the server already holds a different plant under it, written before this run and not by plant-store conform (which writes it only as plant-store conform 9223372036854775807); run the check against a store where this id is free',
+    ]);
   });
 
   it('names the Error body rule of each step when error bodies carry a stack', async () => {
