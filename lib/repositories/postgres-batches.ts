@@ -21,14 +21,13 @@ class PendingCreate {
   readonly #resolve: (outcome: CreatePlantOutcome) => void;
   readonly #reject: (error: unknown) => void;
   readonly #signal: AbortSignal | undefined;
-  readonly #onAbort: (() => void) | undefined;
+  #onAbort: (() => void) | undefined;
 
   constructor(
     plant: NewPlant,
     signal: AbortSignal | undefined,
     resolve: (outcome: CreatePlantOutcome) => void,
     reject: (error: unknown) => void,
-    onAbort: (pending: PendingCreate) => void,
   ) {
     // Text, never a JS number: a double cannot hold every int64.
     this.id = String(plant.id);
@@ -37,13 +36,23 @@ class PendingCreate {
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal = signal;
-    if (signal !== undefined) {
-      this.#onAbort = () => {
-        this.fail(signal.reason);
-        onAbort(this);
-      };
-      signal.addEventListener('abort', this.#onAbort, { once: true });
-    }
+  }
+
+  /** Fails the create as soon as its signal fires, and tells `onAbort`. */
+  watch(onAbort: (pending: PendingCreate) => void): void {
+    const signal = this.#signal;
+    if (signal === undefined) return;
+    this.#onAbort = () => {
+      this.fail(signal.reason);
+      onAbort(this);
+    };
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** Whether the create is settled, failing it first if its signal has fired unheard. */
+  settled(): boolean {
+    if (!this.done && this.#signal?.aborted === true) this.fail(this.#signal.reason);
+    return this.done;
   }
 
   /** The plant as stored when this create's row went in. */
@@ -99,13 +108,19 @@ export class CreateBatches {
     this.#readOneSql = `${read} WHERE id = $1::bigint`;
   }
 
-  /** Queues the create, and sends it at once when fewer than `maxInFlight` batches are in flight. */
+  /** Sends the create at once when fewer than `maxInFlight` batches are in flight, else queues it. */
   create(plant: NewPlant, signal: AbortSignal | undefined): Promise<CreatePlantOutcome> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const pending = new PendingCreate(plant, signal, resolve, reject, this.#drop);
-      this.#waiting.push(pending);
-      if (this.#inFlight < this.#maxInFlight) this.#sendNext();
+      const pending = new PendingCreate(plant, signal, resolve, reject);
+      if (this.#inFlight < this.#maxInFlight) {
+        // Not listened to: its one statement answers soon, and its signal is looked at before
+        // any further one; a listener pays only while a create waits for a batch.
+        this.#start([pending]);
+      } else {
+        pending.watch(this.#drop);
+        this.#waiting.push(pending);
+      }
     });
   }
 
@@ -117,7 +132,10 @@ export class CreateBatches {
 
   #sendNext(): void {
     const batch = this.#waiting.splice(0, this.#maxBatchSize);
-    if (batch.length === 0) return;
+    if (batch.length > 0) this.#start(batch);
+  }
+
+  #start(batch: PendingCreate[]): void {
     this.#inFlight += 1;
     const next = () => {
       this.#inFlight -= 1;
@@ -127,7 +145,10 @@ export class CreateBatches {
   }
 
   /** Sends one batch: settles each of its creates, and never rejects. */
-  async #send(batch: PendingCreate[], attempt: number): Promise<void> {
+  async #send(sent: PendingCreate[], attempt: number): Promise<void> {
+    // A create whose signal fired since it was last looked at goes no further.
+    const batch = sent.filter((pending) => !pending.settled());
+    if (batch.length === 0) return;
     try {
       // Each id once, the first create of it, in one fixed order (the ids' text): concurrent
       // batches then lock the rows they share in the same order and never deadlock.
@@ -150,8 +171,7 @@ export class CreateBatches {
         if (batch.length === 1) throw error;
         // One bad row fails the whole statement: each create again on its own, so that only the
         // bad one fails.
-        const live = batch.filter((pending) => !pending.done);
-        await Promise.all(live.map((pending) => this.#send([pending], attempt)));
+        await Promise.all(batch.map((pending) => this.#send([pending], attempt)));
         return;
       }
       const taken: PendingCreate[] = [];
@@ -161,7 +181,7 @@ export class CreateBatches {
         else if (pending === first) pending.succeed({ created: true });
         else pending.succeed({ created: false, existing: first.plant });
       }
-      const live = taken.filter((pending) => !pending.done);
+      const live = taken.filter((pending) => !pending.settled());
       if (live.length === 0) return;
       // A separate statement, hence a fresh READ COMMITTED snapshot that sees the rows the insert
       // conflicted with: do not fold this into the insert as a CTE.

@@ -74,7 +74,9 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  *
  * The signal: already aborted, `create` rejects with `signal.reason` before any query; firing
  * while the create waits for a batch, it rejects at once with `signal.reason` and the plant is
- * never sent; firing once it is sent, it rejects at once and issues no further query for it. A
+ * never sent; firing once it is sent, it issues no further query for it, and the create rejects
+ * with `signal.reason` at once if it had waited for a batch, or when its statement answers if it
+ * was sent at once (then it resolves instead if that statement stored the plant). A
  * query already sent is not cancelled (`query(text, values)` offers no way to), so it may still
  * land, which is harmless: a retry is an idempotent replay. Bound server-side time with
  * PostgreSQL's `statement_timeout` (for `pg`, the `Pool` option of that name). Driver errors

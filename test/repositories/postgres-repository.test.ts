@@ -519,6 +519,32 @@ for (const backend of backends) {
       }
     });
 
+    it('listens to the signal only of a create that waits for a batch', async (t) => {
+      // A listener on an AbortSignal is the dearest part of a lone create's own work: the idle
+      // case, one create at a time, must not pay it.
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
+        const alone = signal();
+        const waiting = signal();
+        const aloneListens = t.mock.method(alone, 'addEventListener');
+        const waitingListens = t.mock.method(waiting, 'addEventListener');
+        const first = repository.create({ id: 1n, name: 'alone' }, { signal: alone });
+        const second = repository.create({ id: 2n, name: 'waits' }, { signal: waiting });
+        held.release();
+        assert.deepStrictEqual(await Promise.all([first, second]), [
+          { created: true },
+          { created: true },
+        ]);
+        assert.equal(aloneListens.mock.callCount(), 0, 'the create sent at once');
+        assert.equal(waitingListens.mock.callCount(), 1, 'the create that waited');
+      } finally {
+        await cleanup();
+      }
+    });
+
     it("rejects with the driver's error when the table does not exist", async () => {
       const repository = createPostgresRepository(await backend.client(), {
         table: uniqueTableName('missing'),
@@ -1023,7 +1049,32 @@ describe('createPostgresRepository', () => {
     assert.equal(calls.length, 0);
   });
 
-  it('rejects at once with the signal reason when the signal fires mid-query', async () => {
+  it('rejects at once with the signal reason when the signal fires mid-query after it waited for a batch', async () => {
+    const finishes: Array<(value: { rows: unknown[] }) => void> = [];
+    const { client, calls } = scriptedClient(
+      () =>
+        new Promise((resolve) => {
+          finishes.push(resolve);
+        }),
+    );
+    const repository = createPostgresRepository(client, { maxInFlight: 1 });
+    const first = repository.create({ id: 1n, name: 'a' }, { signal: signal() });
+    const controller = new AbortController();
+    const reason = new Error('deadline');
+    const pending = repository.create({ id: 2n, name: 'b' }, { signal: controller.signal });
+    finishes[0]?.({ rows: [{ id: '1' }] });
+    assert.deepStrictEqual(await first, { created: true });
+    await sleep(5);
+    assert.equal(calls.length, 2, 'the waiting create is sent');
+    controller.abort(reason);
+    await assert.rejects(pending, (error) => error === reason);
+    // The insert answers late with a conflict: no read follows, and nothing is left unhandled.
+    finishes[1]?.({ rows: [] });
+    await sleep(5);
+    assert.equal(calls.length, 2);
+  });
+
+  it('rejects with the signal reason and sends no read when the signal fired while a create sent at once was in flight', async () => {
     let finishInsert: (value: { rows: unknown[] }) => void = () => {};
     const { client, calls } = scriptedClient(
       () =>
@@ -1039,10 +1090,9 @@ describe('createPostgresRepository', () => {
     );
     await sleep(5);
     controller.abort(reason);
-    await assert.rejects(pending, (error) => error === reason);
-    // The insert answers late with a conflict: no read follows, and nothing is left unhandled.
+    // The insert answers with a conflict: the create ends there, without the read.
     finishInsert({ rows: [] });
-    await sleep(5);
+    await assert.rejects(pending, (error) => error === reason);
     assert.equal(calls.length, 1);
   });
 
