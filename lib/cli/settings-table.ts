@@ -242,6 +242,14 @@ export const SETTINGS = {
     read: integer(1, 10_000),
     help: 'most PostgreSQL connections (default: 10)',
   },
+  PLANT_STORE_PG_MAX_BATCH: {
+    read: integer(1, 10_000),
+    help: 'most creates sent together in one PostgreSQL statement (default: 100)',
+  },
+  PLANT_STORE_PG_MAX_IN_FLIGHT: {
+    read: integer(1, 1_000),
+    help: 'most PostgreSQL statements of creates in flight; past it creates wait and batch (default: 4)',
+  },
   PLANT_STORE_MAX_PLANTS: {
     read: integer(1, Number.MAX_SAFE_INTEGER),
     help: 'most plants kept in memory; past it a new id gets 507 (default: no cap)',

@@ -85,6 +85,10 @@ export interface Limits {
   readonly requestTimeoutMs: number | undefined;
   /** `PLANT_STORE_PG_POOL_MAX`: the most PostgreSQL connections. */
   readonly pgPoolMax: number | undefined;
+  /** `PLANT_STORE_PG_MAX_BATCH`: the most creates in one statement (`maxBatchSize`). */
+  readonly pgMaxBatch: number | undefined;
+  /** `PLANT_STORE_PG_MAX_IN_FLIGHT`: the most statements of creates in flight (`maxInFlight`). */
+  readonly pgMaxInFlight: number | undefined;
   /** `PLANT_STORE_MAX_PLANTS`: the most plants the memory store keeps. */
   readonly maxPlants: number | undefined;
   /** `PLANT_STORE_MAX_CONNECTIONS`: the most connections open at once. */
@@ -189,8 +193,12 @@ function combinationProblem(env: SettingsEnv): string | undefined {
   if (has('PLANT_STORE_ADMIN_HOST') && !has('PLANT_STORE_ADMIN_PORT')) {
     return 'PLANT_STORE_ADMIN_HOST needs PLANT_STORE_ADMIN_PORT';
   }
-  if (has('PLANT_STORE_PG_POOL_MAX') && !has('DATABASE_URL')) {
-    return 'PLANT_STORE_PG_POOL_MAX needs DATABASE_URL';
+  for (const name of [
+    'PLANT_STORE_PG_POOL_MAX',
+    'PLANT_STORE_PG_MAX_BATCH',
+    'PLANT_STORE_PG_MAX_IN_FLIGHT',
+  ] as const) {
+    if (has(name) && !has('DATABASE_URL')) return `${name} needs DATABASE_URL`;
   }
   if (has('PLANT_STORE_MAX_PLANTS') && has('DATABASE_URL')) {
     return 'PLANT_STORE_MAX_PLANTS caps the memory store: not with DATABASE_URL';
@@ -230,6 +238,8 @@ function settingsOf(v: SettingValues): Settings {
       headersTimeoutMs: headers,
       requestTimeoutMs: request,
       pgPoolMax: v.PLANT_STORE_PG_POOL_MAX,
+      pgMaxBatch: v.PLANT_STORE_PG_MAX_BATCH,
+      pgMaxInFlight: v.PLANT_STORE_PG_MAX_IN_FLIGHT,
       maxPlants: v.PLANT_STORE_MAX_PLANTS,
       maxConnections: v.PLANT_STORE_MAX_CONNECTIONS,
     },

@@ -92,7 +92,10 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
   }
   const where = new URL(url);
   return {
-    repository: postgres.createPostgresRepository(pool),
+    repository: postgres.createPostgresRepository(pool, {
+      maxBatchSize: settings.limits.pgMaxBatch,
+      maxInFlight: settings.limits.pgMaxInFlight,
+    }),
     pool,
     ready: () =>
       pool

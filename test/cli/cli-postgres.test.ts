@@ -284,6 +284,49 @@ describe('plant-store CLI with DATABASE_URL', () => {
   );
 
   it(
+    'holds creates back to PLANT_STORE_PG_MAX_IN_FLIGHT statements in flight, then answers the waiting ones',
+    {
+      skip: SKIP_NO_SERVER,
+    },
+    async () => {
+      const schema = await freshSchema();
+      const child = startCli(
+        {
+          PORT: '0',
+          PLANT_STORE_TOKENS: TOKEN,
+          DATABASE_URL: urlFor(schema),
+          PLANT_STORE_PG_MAX_IN_FLIGHT: '1',
+          PLANT_STORE_PG_MAX_BATCH: '2',
+        },
+        children,
+      );
+      const [, url] = await child.line(READY, 'the readiness line');
+      // An open transaction holds id 1: the create of it waits on the row lock, in flight.
+      const holder = new pg.Client({ connectionString: DATABASE_URL });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`INSERT INTO "${schema}".plants (id, name) VALUES (1, 'held')`);
+        const blocked = create(url as string, { id: 1, name: 'Monstera' }, 15_000);
+        await delay(300);
+        // One statement in flight is the limit: the creates of free ids wait behind it.
+        const waiting = [2, 3, 4].map((id) => create(url as string, { id, name: 'Fern' }, 15_000));
+        const early = await Promise.race([
+          Promise.all(waiting).then(() => 'answered'),
+          delay(500).then(() => 'waiting'),
+        ]);
+        assert.equal(early, 'waiting');
+        await holder.query('ROLLBACK');
+        assert.deepEqual((await blocked).body, { name: 'Monstera' });
+        for (const answer of await Promise.all(waiting)) assert.equal(answer.status, 200);
+      } finally {
+        await holder.end();
+      }
+      await stop(child);
+    },
+  );
+
+  it(
     'is ready only while the database answers, names its storage without the password, and exits within a second of SIGTERM when idle',
     {
       skip: SKIP_NO_SERVER,

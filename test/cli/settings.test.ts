@@ -33,6 +33,8 @@ describe('parseSettings', () => {
           headersTimeoutMs: undefined,
           requestTimeoutMs: undefined,
           pgPoolMax: undefined,
+          pgMaxBatch: undefined,
+          pgMaxInFlight: undefined,
           maxPlants: undefined,
           maxConnections: undefined,
         },
@@ -363,14 +365,18 @@ describe('parseSettings', () => {
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20_000,
       pgPoolMax: undefined,
+      pgMaxBatch: undefined,
+      pgMaxInFlight: undefined,
       maxPlants: 1000,
       maxConnections: 512,
     });
-    assert.equal(
-      settingsOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_PG_POOL_MAX: '4' }).limits
-        .pgPoolMax,
-      4,
-    );
+    const postgres = settingsOf({
+      DATABASE_URL: 'postgres://db/x',
+      PLANT_STORE_PG_POOL_MAX: '4',
+      PLANT_STORE_PG_MAX_BATCH: '50',
+      PLANT_STORE_PG_MAX_IN_FLIGHT: '2',
+    }).limits;
+    assert.deepEqual([postgres.pgPoolMax, postgres.pgMaxBatch, postgres.pgMaxInFlight], [4, 50, 2]);
   });
 
   it('reports a limit out of its range or not a decimal integer, naming it', () => {
@@ -399,7 +405,24 @@ describe('parseSettings', () => {
       errorOf({ PLANT_STORE_HEADERS_TIMEOUT_MS: '9000', PLANT_STORE_REQUEST_TIMEOUT_MS: '5000' }),
       /must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS/,
     );
-    assert.match(errorOf({ PLANT_STORE_PG_POOL_MAX: '4' }), /needs DATABASE_URL/);
+    for (const name of [
+      'PLANT_STORE_PG_POOL_MAX',
+      'PLANT_STORE_PG_MAX_BATCH',
+      'PLANT_STORE_PG_MAX_IN_FLIGHT',
+    ]) {
+      assert.match(errorOf({ [name]: '4' }), new RegExp(`^${name} needs DATABASE_URL`));
+    }
+    for (const [name, value] of [
+      ['PLANT_STORE_PG_MAX_BATCH', '0'],
+      ['PLANT_STORE_PG_MAX_BATCH', '10001'],
+      ['PLANT_STORE_PG_MAX_IN_FLIGHT', '0'],
+      ['PLANT_STORE_PG_MAX_IN_FLIGHT', '1001'],
+    ] as const) {
+      assert.match(
+        errorOf({ DATABASE_URL: 'postgres://db/x', [name]: value }),
+        new RegExp(`^${name} must be an integer in `),
+      );
+    }
     assert.match(
       errorOf({ DATABASE_URL: 'postgres://db/x', PLANT_STORE_MAX_PLANTS: '4' }),
       /caps the memory store/,
