@@ -309,9 +309,13 @@ async function startServer(
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk;
-      if (ready.test(seen)) resolve();
+      if (!ready.test(seen)) return;
+      // From here the output (the access log) is drained unread: kept and searched, it would
+      // cost this process more with every line, on the cores the contenders share.
+      child.stdout?.off('data', onData);
+      child.stdout?.resume();
+      resolve();
     };
-    // Read on after the ready line too (the access log), so the server never blocks on a full pipe.
     child.stdout?.on('data', onData);
     child.on('exit', (code) => reject(new Error(`${name} exited ${code} before it was ready`)));
   });
