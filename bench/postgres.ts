@@ -9,8 +9,9 @@
  * server CPU per create (from `/proc/<pid>/stat`) and database CPU per create (the postgres
  * backends serving the bench database, from `/proc`).
  *
- * Self-contained on purpose: its own small helpers, no harness. Needs wrk; pgbench is skipped
- * when missing. Settings (environment): DATABASE_URL (postgres://postgres@127.0.0.1:5432/test,
+ * Runs on Node 24, as `npm run bench` does (re-running itself on `npm run install:runtimes`'
+ * node24 when this Node is older). Otherwise self-contained: its own small helpers, no harness.
+ * Needs wrk; pgbench is skipped when missing. Settings (environment): DATABASE_URL (postgres://postgres@127.0.0.1:5432/test,
  * a superuser's: the bench creates and drops its own database), BENCH_SECONDS (10),
  * BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2), BENCH_CONNECTIONS (1,10,100).
  *
@@ -18,13 +19,20 @@
  */
 
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { NODE_BINARY } from './_servers.ts';
+
+// Everything runs on the Node the HTTP bench uses (Node 24): re-run on it when this one is older.
+if (process.argv[2] !== 'serve' && process.execPath !== NODE_BINARY && existsSync(NODE_BINARY)) {
+  const args = [...process.execArgv, ...process.argv.slice(1)];
+  process.exit(spawnSync(NODE_BINARY, args, { stdio: 'inherit' }).status ?? 1);
+}
 
 const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const DATABASE = 'plant_store_bench';
