@@ -203,8 +203,9 @@ function joined(previous: string | null, value: string): string {
 
 /**
  * A `ClientWatch` on a response: the client is gone once the connection closed before the
- * response was sent. The response's `close` event is listened to only while someone (a
- * collaborator that read its signal) asks to hear about it.
+ * response was sent. The response's `close` event is listened to only when someone (a
+ * collaborator that read its signal) asks to hear about it; it also comes once the response is
+ * sent.
  */
 class ConnectionWatch implements ClientWatch {
   #reason: unknown;
@@ -226,9 +227,5 @@ class ConnectionWatch implements ClientWatch {
 
   addEventListener(_type: 'abort', listener: () => void): void {
     this.#res.once('close', listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    this.#res.off('close', listener);
   }
 }

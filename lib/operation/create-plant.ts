@@ -143,7 +143,6 @@ class CreatePlantCall implements BodySink, Expiring {
   #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
   #principal: unknown;
   #controller: AbortController | undefined;
-  #unsubscribe: (() => void) | undefined;
   readonly #deadline: Deadline;
   readonly #store: Store;
   readonly #input: PlainRequest;
@@ -170,9 +169,10 @@ class CreatePlantCall implements BodySink, Expiring {
       // A create that ended early made its controller then (aborted), so this one is live.
       if (!this.#clientLeft()) {
         const client = this.#input.client;
-        const onLeave = () => this.#end(client.reason);
-        client.addEventListener('abort', onLeave);
-        this.#unsubscribe = () => client.removeEventListener('abort', onLeave);
+        // Never removed: it goes with the request, and once the create is over it does nothing.
+        client.addEventListener('abort', () => {
+          if (!this.#over) this.#end(client.reason);
+        });
       }
     }
     return this.#controller.signal;
@@ -354,7 +354,6 @@ class CreatePlantCall implements BodySink, Expiring {
     if (!this.#over) {
       this.#over = true;
       this.#deadline.stop();
-      this.#unsubscribe?.();
       const trace = this.#trace;
       if (trace === undefined) this.#answer(reply);
       else trace.answered(reply, outcome, this.#answer);

@@ -17,10 +17,11 @@ export interface ClientWatch {
   readonly aborted: boolean;
   /** Why, once it is gone. */
   readonly reason: unknown;
-  /** Calls `listener` once when the client goes. */
+  /**
+   * Calls `listener` once when the client goes; it may also be called once the response is
+   * over, so it checks whether that still matters.
+   */
   addEventListener(type: 'abort', listener: () => void): void;
-  /** Stops calling `listener`. */
-  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 /** What the create operation needs of a request, as plain values. */
