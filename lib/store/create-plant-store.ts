@@ -132,9 +132,11 @@ export function createPlantStore<Principal = unknown>(
 
   function handleCreatePlant(request: Request): Promise<Response> {
     return new Promise((resolve) => {
-      createPlant(new WebPlainRequest(request, withCorsOn), (reply) =>
-        resolve(replyResponse(reply)),
-      );
+      const input = new WebPlainRequest(request, withCorsOn);
+      createPlant(input, (reply) => {
+        input.release();
+        resolve(replyResponse(reply));
+      });
     });
   }
 

@@ -30,6 +30,7 @@ export class WebPlainRequest implements PlainRequest {
   readonly declaredLength: number;
   readonly hasBody: boolean;
   readonly #request: Request;
+  #watch: SignalWatch | undefined;
 
   /**
    * @param request The request, as the host received it.
@@ -66,7 +67,13 @@ export class WebPlainRequest implements PlainRequest {
 
   // The operation asks about the client only when that can change what happens.
   get client(): ClientWatch {
-    return this.#request.signal;
+    this.#watch ??= new SignalWatch(this.#request.signal);
+    return this.#watch;
+  }
+
+  /** The create is over: what it listened to on the request's signal is removed. */
+  release(): void {
+    this.#watch?.release();
   }
 
   requestId(): string | undefined {
@@ -80,5 +87,36 @@ export class WebPlainRequest implements PlainRequest {
 
   header(name: string): string | null {
     return this.#request.headers.get(name);
+  }
+}
+
+/**
+ * The client as a web `Request`'s signal tells it. The listener the create adds is removed when
+ * the create is over: a runtime may hand back the very signal given to `new Request` (Bun does),
+ * which a host may share between requests.
+ */
+class SignalWatch implements ClientWatch {
+  #listener: (() => void) | undefined;
+  readonly #signal: AbortSignal;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+  }
+
+  get aborted(): boolean {
+    return this.#signal.aborted;
+  }
+
+  get reason(): unknown {
+    return this.#signal.reason;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.#listener = listener;
+    this.#signal.addEventListener('abort', listener);
+  }
+
+  release(): void {
+    if (this.#listener !== undefined) this.#signal.removeEventListener('abort', this.#listener);
   }
 }

@@ -27,6 +27,39 @@ export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
     assert.ok(context?.signal instanceof AbortSignal);
   });
 
+  it('removes the listener it put on the request signal once the create is over', async (t) => {
+    // A runtime may hand back the very signal given to new Request (Bun does), and a host may
+    // share one signal between requests: a listener left on it would pile up.
+    const repository: PlantRepository = {
+      create: async (_plant, context) => {
+        context.signal.throwIfAborted();
+        return { created: true };
+      },
+    };
+    const { store } = t.testStore({ repository });
+    const request = plantRequest(json({ id: 1, name: 'a' }));
+    const { signal } = request;
+    let added = 0;
+    let listening = 0;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((type: string, listener: EventListener, options?: unknown) => {
+      if (type === 'abort') {
+        added++;
+        listening++;
+      }
+      add(type, listener, options as AddEventListenerOptions);
+    }) as typeof signal.addEventListener;
+    signal.removeEventListener = ((type: string, listener: EventListener, options?: unknown) => {
+      if (type === 'abort') listening--;
+      remove(type, listener, options as EventListenerOptions);
+    }) as typeof signal.removeEventListener;
+    const response = await store.handleCreatePlant(request);
+    assert.equal(response.status, 200);
+    assert.ok(added >= 1, 'the store listened to the request signal');
+    assert.equal(listening, 0);
+  });
+
   it('omits tag from the response when none was given', async (t) => {
     const { store } = t.testStore();
     const response = await t.send(
