@@ -66,8 +66,7 @@ export function droppingOutput(
 const LEVELS = { info: 0, warn: 1, error: 2 } as const;
 /**
  * Lines are written in batches: at this many characters, or this long after the first line of
- * a batch. One write per request cost the standalone server a quarter of its req/s; batched,
- * the log costs what `npm run bench -- --servers standalone,standalone-quiet` shows.
+ * a batch, so that a busy server makes one write for many requests rather than one for each.
  */
 const FLUSH_BYTES = 16_384;
 const FLUSH_DELAY_MS = 50;
