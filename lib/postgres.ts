@@ -10,5 +10,9 @@ export type {
   PostgresPlantRepository,
 } from './repositories/postgres-repository.ts';
 export { createPostgresRepository } from './repositories/postgres-repository.ts';
-export type { PostgresClient, PostgresTableOptions } from './repositories/postgres-shared.ts';
+export type {
+  PostgresClient,
+  PostgresTableOptions,
+  PreparingPostgresClient,
+} from './repositories/postgres-shared.ts';
 export { ensurePlantTable } from './repositories/postgres-table.ts';

@@ -6,10 +6,20 @@
  */
 
 import type { CreatePlantOutcome, NewPlant, Plant } from '../types.ts';
-import { type PostgresClient, rowsOf } from './postgres-shared.ts';
+import { type PostgresClient, type PreparingPostgresClient, rowsOf } from './postgres-shared.ts';
 
 // Insert, then read: a row deleted between the two is inserted again, this many attempts in all.
 const MAX_ATTEMPTS = 3;
+
+/** How a repository sends its creates. */
+export interface BatchSettings {
+  /** The most creates in one statement. */
+  readonly maxBatchSize: number;
+  /** The most statements in flight at once. */
+  readonly maxInFlight: number;
+  /** Whether each statement goes by name, prepared once per connection. */
+  readonly prepare: boolean;
+}
 
 /** One create waiting for its outcome; it settles once, whichever comes first. */
 class PendingCreate {
@@ -82,6 +92,7 @@ class PendingCreate {
  */
 export class CreateBatches {
   readonly #client: PostgresClient;
+  readonly #prepare: boolean;
   readonly #maxBatchSize: number;
   readonly #insertSql: string;
   readonly #insertOneSql: string;
@@ -93,10 +104,11 @@ export class CreateBatches {
   /** The batches in flight. */
   #inFlight = 0;
 
-  constructor(client: PostgresClient, table: string, maxBatchSize: number, maxInFlight: number) {
+  constructor(client: PostgresClient, table: string, settings: BatchSettings) {
     this.#client = client;
-    this.#maxBatchSize = maxBatchSize;
-    this.#maxInFlight = maxInFlight;
+    this.#prepare = settings.prepare;
+    this.#maxBatchSize = settings.maxBatchSize;
+    this.#maxInFlight = settings.maxInFlight;
     this.#insertSql = `INSERT INTO ${table} (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
     // A batch of one, the idle case, costs the database less as a plain VALUES row.
     this.#insertOneSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
@@ -213,8 +225,25 @@ export class CreateBatches {
 
   /** Runs one statement; a driver that throws rather than rejects is a rejection too. */
   async #query(text: string, values: unknown[]): Promise<readonly unknown[]> {
-    return rowsOf(await this.#client.query(text, values));
+    if (!this.#prepare) return rowsOf(await this.#client.query(text, values));
+    const client = this.#client as unknown as PreparingPostgresClient;
+    return rowsOf(await client.query({ name: statementName(text), text, values }));
   }
+}
+
+/** The name of each statement text, the same for every repository of this module. */
+const statementNames = new Map<string, string>();
+// Another copy of this module in the process (a second version of the package sharing a pool)
+// counts from 1 too: the prefix keeps the two from giving one name two texts on one connection.
+const NAME_PREFIX = `plant_store_${Math.random().toString(36).slice(2, 8)}_`;
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `${NAME_PREFIX}${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 function byId(a: PendingCreate, b: PendingCreate): number {

@@ -17,6 +17,7 @@ import {
   assertClient,
   type PostgresClient,
   type PostgresTableOptions,
+  type PreparingPostgresClient,
   qualifiedTableName,
 } from './postgres-shared.ts';
 
@@ -36,6 +37,15 @@ export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {
    * @default 4
    */
   readonly maxInFlight?: number | undefined;
+  /**
+   * Names each statement, so that the driver prepares it once per connection and later creates
+   * skip PostgreSQL's parse and plan: the repository calls `query({ name, text, values })`, the
+   * form `pg`'s `Pool` and `Client` take. Only for a client that takes that form (not PGlite),
+   * and not through a connection pooler that does not keep prepared statements (PgBouncer in
+   * transaction mode before 1.21, or without `max_prepared_statements`).
+   * @default false
+   */
+  readonly prepare?: boolean | undefined;
 }
 
 /** The PostgreSQL `PlantRepository`: its `create` always answers with a promise. */
@@ -70,7 +80,9 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  *
  * ids travel as decimal text cast to `bigint`, so they are exact over the whole int64 range; a
  * plant without a tag is stored with a `NULL` tag and comes back without one; `''` stays `''`.
- * Every value is a parameter; the table and schema names are quoted identifiers.
+ * Every value is a parameter; the table and schema names are quoted identifiers. With
+ * `prepare: true` each of these statements has a name, so that `pg` prepares it once per
+ * connection rather than having PostgreSQL parse and plan it for every create.
  *
  * The signal: already aborted, `create` rejects with `signal.reason` before any query; firing
  * while the create waits for a batch, it rejects at once with `signal.reason` and the plant is
@@ -84,11 +96,13 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  *
  * @param client The driver: a `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any
  *   `PostgresClient`.
- * @param options Where the table is, the batch bound and how many statements may be in flight.
+ * @param options Where the table is, the batch bound, how many statements may be in flight, and
+ *   whether the statements are named (`prepare`).
  * @returns The repository.
  * @throws {TypeError} When `client` has no `query` method, `table` or `schema` is empty,
  *   contains U+0000 or is longer than 63 bytes, `maxBatchSize` is not an integer from 1 to
- *   10,000, `maxInFlight` not one from 1 to 1,000, or an option's name is not one of these.
+ *   10,000, `maxInFlight` not one from 1 to 1,000, `prepare` not a boolean, or an option's
+ *   name is not one of these.
  * @example
  * ```ts
  * import pg from 'pg';
@@ -97,10 +111,19 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
  * await ensurePlantTable(pool);
- * const repository = createPostgresRepository(pool, { maxBatchSize: 100 });
+ * const repository = createPostgresRepository(pool, { prepare: true });
  * const store = createPlantStore({ repository, verifier: createStaticTokenVerifier(['t0ken']) });
  * ```
  */
+export function createPostgresRepository(
+  client: PostgresClient & PreparingPostgresClient,
+  options?: CreatePostgresRepositoryOptions,
+): PostgresPlantRepository;
+/** A client that takes only `query(text, values)` (PGlite, say): `prepare` stays off. */
+export function createPostgresRepository(
+  client: PostgresClient,
+  options?: CreatePostgresRepositoryOptions & { readonly prepare?: false | undefined },
+): PostgresPlantRepository;
 export function createPostgresRepository(
   client: PostgresClient,
   options: CreatePostgresRepositoryOptions = {},
@@ -112,7 +135,12 @@ export function createPostgresRepository(
     'schema',
     'maxBatchSize',
     'maxInFlight',
+    'prepare',
   ]);
+  const { prepare = false } = options;
+  if (typeof prepare !== 'boolean') {
+    throw new TypeError('createPostgresRepository: option prepare must be true or false');
+  }
   const maxBatchSize = integerOption(
     options,
     'maxBatchSize',
@@ -125,7 +153,7 @@ export function createPostgresRepository(
     DEFAULT_MAX_IN_FLIGHT,
     MAX_MAX_IN_FLIGHT,
   );
-  const batches = new CreateBatches(client, table, maxBatchSize, maxInFlight);
+  const batches = new CreateBatches(client, table, { maxBatchSize, maxInFlight, prepare });
   return {
     create: (plant, context) => batches.create(plant, context?.signal),
   };

@@ -26,6 +26,21 @@ export interface PostgresClient {
   query(text: string, values?: unknown[]): Promise<{ readonly rows: readonly unknown[] }>;
 }
 
+/**
+ * A driver that runs named statements, `query({ name, text, values })`, preparing each name once
+ * per connection: `pg`'s `Pool` and `Client`
+ * ([prepared statements](https://node-postgres.com/features/queries#prepared-statements)). What
+ * `createPostgresRepository` needs with `prepare: true`.
+ */
+export interface PreparingPostgresClient {
+  /** The named statement with `$1`-style parameters; resolves to the result rows. */
+  query: (statement: {
+    name: string;
+    text: string;
+    values: unknown[];
+  }) => Promise<{ readonly rows: readonly unknown[] }>;
+}
+
 /** Where the plants live: options of `createPostgresRepository` and `ensurePlantTable`. */
 export interface PostgresTableOptions {
   /**

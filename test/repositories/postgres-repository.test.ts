@@ -863,6 +863,76 @@ describe('createPlantStore with createPostgresRepository', () => {
 });
 
 if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
+  describe('createPostgresRepository with prepare: true on the PostgreSQL server: the conformance kit', () => {
+    const tablesOf = new WeakMap<PlantRepository, PostgresTableOptions>();
+    registerRepositoryConformance(
+      it,
+      async () => {
+        const pool = await poolA();
+        const fresh = await freshTable(pool);
+        const repository = createPostgresRepository(pool, { ...fresh.table, prepare: true });
+        tablesOf.set(repository, fresh.table);
+        return { repository, cleanup: fresh.cleanup };
+      },
+      {
+        makeSecondInstance: async (first) =>
+          createPostgresRepository(await poolB(), { ...tablesOf.get(first), prepare: true }),
+      },
+    );
+  });
+
+  describe('createPostgresRepository with prepare: true on the PostgreSQL server', () => {
+    it('prepares each statement once on the connection, by a name of its own per text', async () => {
+      const connection = new pg.Client({ connectionString: DATABASE_URL });
+      await connection.connect();
+      const { table, cleanup } = await freshTable(connection);
+      try {
+        // One statement at a time: a Client runs one at a time anyway.
+        const repository = createPostgresRepository(connection, {
+          ...table,
+          prepare: true,
+          maxInFlight: 1,
+        });
+        const create = (id: bigint, name: string) =>
+          repository.create({ id, name }, { signal: signal() });
+        // Lone creates and a replay (the one-row insert, then the one-id read) ...
+        assert.deepStrictEqual(await create(1n, 'a'), { created: true });
+        assert.deepStrictEqual(await create(2n, 'b'), { created: true });
+        assert.deepStrictEqual(await create(1n, 'a'), {
+          created: false,
+          existing: { name: 'a' },
+        });
+        // ... then more at once than may be in flight, so that all but the first wait and go
+        // together: the batch insert, and the batch read of the two taken ids.
+        const many = await Promise.all([
+          ...Array.from({ length: 8 }, (_, i) => create(BigInt(10 + i), 'c')),
+          create(1n, 'd'),
+          create(2n, 'e'),
+        ]);
+        assert.deepStrictEqual(many, [
+          ...Array(8).fill({ created: true }),
+          { created: false, existing: { name: 'a' } },
+          { created: false, existing: { name: 'b' } },
+        ]);
+        const { rows } = await connection.query(
+          'SELECT name, statement FROM pg_prepared_statements ORDER BY prepare_time',
+        );
+        const prepared = rows as Array<{ name: string; statement: string }>;
+        assert.equal(prepared.length, 4, JSON.stringify(prepared));
+        for (const { name, statement } of prepared) {
+          assert.match(name, /^plant_store_[0-9a-z]+_[0-9]+$/);
+          assert.ok(statement.includes(qualified(table)), statement);
+        }
+        assert.equal(new Set(prepared.map(({ name }) => name)).size, 4);
+      } finally {
+        await cleanup();
+        await connection.end();
+      }
+    });
+  });
+}
+
+if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
   describe('createPostgresRepository across processes on the PostgreSQL server', () => {
     it('lets exactly one create win when 50 creates of one id are split over two pools', async () => {
       const [a, b] = [await poolA(), await poolB()];
@@ -1000,6 +1070,46 @@ describe('createPostgresRepository', () => {
       calls[0]?.text,
       'INSERT INTO "plants" (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id',
     );
+  });
+
+  it('sends every statement by name with prepare: true, one name per text', async () => {
+    const calls: Array<{ name: string; text: string; values: unknown[] }> = [];
+    const client = {
+      query: async (statement: string | { name: string; text: string; values: unknown[] }) => {
+        if (typeof statement === 'string') throw new Error('a statement without a name');
+        calls.push(statement);
+        return { rows: [] };
+      },
+    };
+    const context = { signal: signal() };
+    const plants = createPostgresRepository(client, { table: 'plants', prepare: true });
+    const trees = createPostgresRepository(client, { table: 'trees', prepare: true });
+    // No row inserted and none found: each create retries, so every statement goes more than once.
+    await assert.rejects(plants.create({ id: 1n, name: 'a' }, context));
+    await assert.rejects(plants.create({ id: 2n, name: 'b' }, context));
+    await assert.rejects(trees.create({ id: 1n, name: 'a' }, context));
+    const names = new Map<string, string>();
+    for (const { name, text } of calls) {
+      assert.equal(names.get(text) ?? name, name, text);
+      names.set(text, name);
+    }
+    assert.equal(names.size, 4);
+    assert.equal(new Set(names.values()).size, 4);
+    assert.deepStrictEqual(calls[0]?.values, ['1', 'a', null]);
+  });
+
+  it('throws a TypeError when prepare is not a boolean', () => {
+    const { client } = scriptedClient(async () => ({ rows: [] }));
+    for (const prepare of ['true', 1, null]) {
+      assert.throws(
+        () => createPostgresRepository(client, { prepare: prepare as unknown as false }),
+        {
+          name: 'TypeError',
+          message: 'createPostgresRepository: option prepare must be true or false',
+        },
+        String(prepare),
+      );
+    }
   });
 
   it('sends a lone create at once, alone, when no statement is in flight', () => {
@@ -1190,7 +1300,7 @@ describe('createPostgresRepository', () => {
     assert.throws(() => createPostgresRepository(client, options), {
       name: 'TypeError',
       message:
-        'createPostgresRepository: unknown option "tableName"; did you mean "table"? (known: table, schema, maxBatchSize, maxInFlight)',
+        'createPostgresRepository: unknown option "tableName"; did you mean "table"? (known: table, schema, maxBatchSize, maxInFlight, prepare)',
     });
     assert.throws(() => ensurePlantTable(client, options), {
       name: 'TypeError',
