@@ -29,7 +29,7 @@ pool.on('error', (error) => console.error(error));
 await ensurePlantTable(pool); // CREATE TABLE IF NOT EXISTS, safe from many processes at once
 
 const store = createPlantStore({
-  repository: createPostgresRepository(pool),
+  repository: createPostgresRepository(pool, { prepare: true }), // named statements, planned once
   verifier: createStaticTokenVerifier([token]),
 });
 const server = await serve({

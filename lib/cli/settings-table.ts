@@ -133,6 +133,13 @@ const trustProxy: Reader<boolean | number> = (raw, name) => {
   );
 };
 
+/** `true` or `false`. */
+const flag: Reader<boolean> = (raw, name) => {
+  const value = raw.trim().toLowerCase();
+  if (value === 'true' || value === 'false') return value === 'true';
+  return invalid(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+};
+
 /** How the server logs: a format (or `auto`, JSON unless stdout is a terminal) and a level. */
 export interface LogSettings {
   /** `json`, `text`, `off`, or `auto`: JSON unless stdout is a terminal. */
@@ -249,6 +256,10 @@ export const SETTINGS = {
   PLANT_STORE_PG_MAX_IN_FLIGHT: {
     read: integer(1, 1_000),
     help: 'most PostgreSQL statements of creates in flight; past it creates wait and batch (default: 4)',
+  },
+  PLANT_STORE_PG_PREPARE: {
+    read: flag,
+    help: 'true: each PostgreSQL statement prepared once per connection; false behind a pooler that drops prepared statements (PgBouncer in transaction mode before 1.21) (default: true)',
   },
   PLANT_STORE_MAX_PLANTS: {
     read: integer(1, Number.MAX_SAFE_INTEGER),

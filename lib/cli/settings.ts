@@ -89,6 +89,8 @@ export interface Limits {
   readonly pgMaxBatch: number | undefined;
   /** `PLANT_STORE_PG_MAX_IN_FLIGHT`: the most statements of creates in flight (`maxInFlight`). */
   readonly pgMaxInFlight: number | undefined;
+  /** `PLANT_STORE_PG_PREPARE`: whether statements are named, prepared once per connection. */
+  readonly pgPrepare: boolean;
   /** `PLANT_STORE_MAX_PLANTS`: the most plants the memory store keeps. */
   readonly maxPlants: number | undefined;
   /** `PLANT_STORE_MAX_CONNECTIONS`: the most connections open at once. */
@@ -197,6 +199,7 @@ function combinationProblem(env: SettingsEnv): string | undefined {
     'PLANT_STORE_PG_POOL_MAX',
     'PLANT_STORE_PG_MAX_BATCH',
     'PLANT_STORE_PG_MAX_IN_FLIGHT',
+    'PLANT_STORE_PG_PREPARE',
   ] as const) {
     if (has(name) && !has('DATABASE_URL')) return `${name} needs DATABASE_URL`;
   }
@@ -240,6 +243,7 @@ function settingsOf(v: SettingValues): Settings {
       pgPoolMax: v.PLANT_STORE_PG_POOL_MAX,
       pgMaxBatch: v.PLANT_STORE_PG_MAX_BATCH,
       pgMaxInFlight: v.PLANT_STORE_PG_MAX_IN_FLIGHT,
+      pgPrepare: v.PLANT_STORE_PG_PREPARE ?? true,
       maxPlants: v.PLANT_STORE_MAX_PLANTS,
       maxConnections: v.PLANT_STORE_MAX_CONNECTIONS,
     },

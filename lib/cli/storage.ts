@@ -95,6 +95,7 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
     repository: postgres.createPostgresRepository(pool, {
       maxBatchSize: settings.limits.pgMaxBatch,
       maxInFlight: settings.limits.pgMaxInFlight,
+      prepare: settings.limits.pgPrepare,
     }),
     pool,
     ready: () =>

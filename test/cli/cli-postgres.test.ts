@@ -50,9 +50,12 @@ describe('plant-store CLI with DATABASE_URL', () => {
     return url.href;
   }
 
-  async function startServer(databaseUrl: string): Promise<{ child: Child; url: string }> {
+  async function startServer(
+    databaseUrl: string,
+    env: Record<string, string> = {},
+  ): Promise<{ child: Child; url: string }> {
     const child = startCli(
-      { PORT: '0', PLANT_STORE_TOKENS: TOKEN, DATABASE_URL: databaseUrl },
+      { PORT: '0', PLANT_STORE_TOKENS: TOKEN, DATABASE_URL: databaseUrl, ...env },
       children,
     );
     const [, url] = await child.line(READY, 'the readiness line');
@@ -132,41 +135,46 @@ describe('plant-store CLI with DATABASE_URL', () => {
     assert.match(stderr, /^plant-store: DATABASE_URL needs the "pg" package[^\n]*npm install pg/);
   });
 
-  it(
-    'stores creates in PostgreSQL, exact int64 ids included, when DATABASE_URL is set',
-    {
-      skip: SKIP_NO_SERVER,
-    },
-    async () => {
-      const schema = await freshSchema();
-      const { child, url } = await startServer(urlFor(schema));
-      const max = '9223372036854775807';
-      const min = '-9223372036854775808';
-      for (const [id, plant] of [
-        [max, { name: 'Monstera', tag: 'aroid' }],
-        [min, { name: 'Fern' }],
-      ] as const) {
-        const response = await postPlant(
-          url,
-          TOKEN,
-          `{"id": ${id}, ${JSON.stringify(plant).slice(1)}`,
+  for (const [how, env] of [
+    ['its statements prepared', {}],
+    ['PLANT_STORE_PG_PREPARE=false', { PLANT_STORE_PG_PREPARE: 'false' }],
+  ] as const) {
+    it(
+      `stores creates in PostgreSQL, exact int64 ids included, when DATABASE_URL is set (${how})`,
+      {
+        skip: SKIP_NO_SERVER,
+      },
+      async () => {
+        const schema = await freshSchema();
+        const { child, url } = await startServer(urlFor(schema), env);
+        const max = '9223372036854775807';
+        const min = '-9223372036854775808';
+        for (const [id, plant] of [
+          [max, { name: 'Monstera', tag: 'aroid' }],
+          [min, { name: 'Fern' }],
+        ] as const) {
+          const response = await postPlant(
+            url,
+            TOKEN,
+            `{"id": ${id}, ${JSON.stringify(plant).slice(1)}`,
+          );
+          assert.equal(response.status, 200);
+          assert.deepEqual(await assertMatchesOpenApi(response), plant);
+        }
+        const { rows } = await (admin as pg.Pool).query(
+          `SELECT id::text AS id, name, tag FROM "${schema}".plants ORDER BY id`,
         );
-        assert.equal(response.status, 200);
-        assert.deepEqual(await assertMatchesOpenApi(response), plant);
-      }
-      const { rows } = await (admin as pg.Pool).query(
-        `SELECT id::text AS id, name, tag FROM "${schema}".plants ORDER BY id`,
-      );
-      assert.deepEqual(rows, [
-        { id: min, name: 'Fern', tag: null },
-        { id: max, name: 'Monstera', tag: 'aroid' },
-      ]);
-      const conflict = await postPlant(url, TOKEN, `{"id": ${max}, "name": "Other"}`);
-      assert.equal(conflict.status, 409);
-      await assertMatchesOpenApi(conflict);
-      await stop(child);
-    },
-  );
+        assert.deepEqual(rows, [
+          { id: min, name: 'Fern', tag: null },
+          { id: max, name: 'Monstera', tag: 'aroid' },
+        ]);
+        const conflict = await postPlant(url, TOKEN, `{"id": ${max}, "name": "Other"}`);
+        assert.equal(conflict.status, 409);
+        await assertMatchesOpenApi(conflict);
+        await stop(child);
+      },
+    );
+  }
 
   it(
     'keeps a plant across a restart when DATABASE_URL is set',

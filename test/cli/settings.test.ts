@@ -35,6 +35,7 @@ describe('parseSettings', () => {
           pgPoolMax: undefined,
           pgMaxBatch: undefined,
           pgMaxInFlight: undefined,
+          pgPrepare: true,
           maxPlants: undefined,
           maxConnections: undefined,
         },
@@ -367,6 +368,7 @@ describe('parseSettings', () => {
       pgPoolMax: undefined,
       pgMaxBatch: undefined,
       pgMaxInFlight: undefined,
+      pgPrepare: true,
       maxPlants: 1000,
       maxConnections: 512,
     });
@@ -377,6 +379,27 @@ describe('parseSettings', () => {
       PLANT_STORE_PG_MAX_IN_FLIGHT: '2',
     }).limits;
     assert.deepEqual([postgres.pgPoolMax, postgres.pgMaxBatch, postgres.pgMaxInFlight], [4, 50, 2]);
+  });
+
+  it('prepares PostgreSQL statements unless PLANT_STORE_PG_PREPARE is false', () => {
+    const database = { DATABASE_URL: 'postgres://db/x' };
+    assert.equal(settingsOf(database).limits.pgPrepare, true);
+    assert.equal(
+      settingsOf({ ...database, PLANT_STORE_PG_PREPARE: 'false' }).limits.pgPrepare,
+      false,
+    );
+    assert.equal(
+      settingsOf({ ...database, PLANT_STORE_PG_PREPARE: ' TRUE ' }).limits.pgPrepare,
+      true,
+    );
+    assert.equal(
+      errorOf({ ...database, PLANT_STORE_PG_PREPARE: 'off' }),
+      'PLANT_STORE_PG_PREPARE must be true or false, got "off"',
+    );
+    assert.match(
+      errorOf({ PLANT_STORE_PG_PREPARE: 'false' }),
+      /^PLANT_STORE_PG_PREPARE needs DATABASE_URL/,
+    );
   });
 
   it('reports a limit out of its range or not a decimal integer, naming it', () => {
