@@ -780,6 +780,44 @@ for (const backend of backends) {
         await cleanup();
       }
     });
+
+    it('answers 503 to both when the deadline passes, never sends the waiting one, and lets the sent one land', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const store = createPlantStore({
+          repository: createPostgresRepository(held.client, { ...table, maxInFlight: 1 }),
+          verifier,
+          timeoutMs: 200,
+          onError: () => {},
+        });
+        // The first is sent and held; the second waits behind it for a batch.
+        const responses = await Promise.all(
+          ['{"id": 1, "name": "sent"}', '{"id": 2, "name": "waiting"}'].map(async (body) =>
+            answer(await store.fetch(post(body))),
+          ),
+        );
+        assert.deepStrictEqual(
+          responses.map((response) => response.status),
+          [503, 503],
+        );
+        held.release();
+        const ids = async () =>
+          (await client.query(`SELECT id::text AS id FROM ${qualified(table)}`, [])).rows;
+        // The one already sent lands (its retry will be an idempotent replay) ...
+        for (let tries = 0; tries < 250 && (await ids()).length === 0; tries++) await sleep(20);
+        await sleep(50);
+        assert.deepStrictEqual(await ids(), [{ id: '1' }]);
+        // ... and the one that waited was never sent.
+        assert.deepStrictEqual(
+          held.inserts().map((statement) => idsOf(statement.values)),
+          [['1']],
+        );
+      } finally {
+        await cleanup();
+      }
+    });
   });
 }
 
