@@ -15,7 +15,7 @@ import type { BodySink } from './plain-request.ts';
  * a body by its `Content-Length`, so the read is bounded by it; a request built in process
  * whose body is longer or shorter than it declares gets `ERR_BODY_LENGTH_MISMATCH`. A body a
  * host read or locked first is told from the reader's refusal, so that the usual read looks at
- * no stream and no `bodyUsed`.
+ * no stream and no `bodyUsed`; a read that fails once begun fails with its own error.
  * The runtime's own reader rather than a stream loop: on Bun and Deno a `getReader()` loop is
  * far dearer than `arrayBuffer()`.
  */
@@ -33,8 +33,13 @@ export function readDeclaredBody(request: Request, declaredLength: number, sink:
       else sink.take('ERR_BODY_LENGTH_MISMATCH');
     },
     (error: unknown) => {
-      const taken = request.bodyUsed || request.body?.locked === true;
-      sink.fail(taken ? bodyAlreadyRead() : error);
+      // Every runtime refuses a body something else read or holds with a TypeError, before
+      // reading. After our own read began, `bodyUsed` is true whatever stopped it.
+      if (error instanceof TypeError && (request.bodyUsed || request.body?.locked === true)) {
+        sink.fail(bodyAlreadyRead());
+      } else {
+        sink.fail(error);
+      }
     },
   );
 }
