@@ -11,6 +11,9 @@
  * - nothing is stored unless the answer was 200, and a 200 answers exactly the stored plant;
  * - a well-formed create of a free id is answered 200 (so the store cannot pass by refusing all).
  *
+ * And over the whole run, nothing reaches `onError`: what a client sends, or a client that goes
+ * away mid-request, is never a fault of the server.
+ *
  * The seed is printed; a failure prints the seed and path that replay it (`--seed`, `--path`).
  */
 import assert from 'node:assert/strict';
@@ -621,6 +624,12 @@ async function main(): Promise<number> {
     failure = error;
   } finally {
     await handle.close();
+  }
+  // Checked once at the end: a wire request's report may come after its answer.
+  if (failure === undefined && errors.length > 0) {
+    failure = new Error(
+      `reported to onError, for requests a client sent: ${errors.map((error) => String(error)).join('; ')}`,
+    );
   }
   const seconds = (Date.now() - started) / 1000;
   const statuses = [...tally.byStatus]

@@ -26,6 +26,8 @@ export function wasRead(req: IncomingMessage): boolean {
 export interface BodyState {
   /** The response, which may owe a `100 Continue` once the body is first read. */
   readonly res: ServerResponse;
+  /** Aborts the request's signal: the client went away. */
+  readonly clientLeft: () => void;
   /** The `'data'` listener feeding the body stream, once the handler started reading. */
   onData: ((chunk: Buffer) => void) | undefined;
 }
@@ -155,7 +157,11 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
         req.once('end', () => finish());
         req.once('error', (error) => finish(error));
         req.once('close', () => {
-          if (!req.complete) finish(clientGone());
+          if (req.complete) return;
+          // The signal first: a handler whose read fails then sees a client that left, not a
+          // fault, whichever of the request and the response closes first.
+          body.clientLeft();
+          finish(clientGone());
         });
       },
       cancel() {

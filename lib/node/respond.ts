@@ -27,7 +27,7 @@ export async function respond(
   config: ListenerConfig,
 ): Promise<void> {
   const controller = new AbortController();
-  const body: BodyState = { res, onData: undefined };
+  const body: BodyState = { res, clientLeft: () => controller.abort(), onData: undefined };
   // One listener for both ends of the exchange: the connection closed before the response was
   // finished (the client went away: abort), or after it with the request body still unread.
   res.once('close', () => {
