@@ -259,7 +259,7 @@ export const SETTINGS = {
   },
   PLANT_STORE_PG_PREPARE: {
     read: flag,
-    help: 'true: each PostgreSQL statement prepared once per connection; false behind a pooler that drops prepared statements (PgBouncer in transaction mode before 1.21) (default: true)',
+    help: 'true: each PostgreSQL statement prepared once per connection; false: unnamed, for a pooler that drops prepared statements (found at its first refusal otherwise) (default: true)',
   },
   PLANT_STORE_MAX_PLANTS: {
     read: integer(1, Number.MAX_SAFE_INTEGER),

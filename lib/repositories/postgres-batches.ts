@@ -6,10 +6,22 @@
  */
 
 import type { CreatePlantOutcome, NewPlant, Plant } from '../types.ts';
-import { type PostgresClient, type PreparingPostgresClient, rowsOf } from './postgres-shared.ts';
+import {
+  type PostgresClient,
+  type PreparingPostgresClient,
+  rowsOf,
+  sqlState,
+} from './postgres-shared.ts';
 
 // Insert, then read: a row deleted between the two is inserted again, this many attempts in all.
 const MAX_ATTEMPTS = 3;
+
+/**
+ * What PostgreSQL answers, having run nothing, when a pooler hands a connection's statements to
+ * other server connections (PgBouncer in transaction mode): the name is unknown there (26000,
+ * invalid_sql_statement_name) or taken already (42P05, duplicate_prepared_statement).
+ */
+const PREPARED_STATEMENT_LOST = new Set(['26000', '42P05']);
 
 /** How a repository sends its creates. */
 export interface BatchSettings {
@@ -92,7 +104,8 @@ class PendingCreate {
  */
 export class CreateBatches {
   readonly #client: PostgresClient;
-  readonly #prepare: boolean;
+  /** Whether statements go by name; off for good once a pooler is found to lose them. */
+  #prepare: boolean;
   readonly #maxBatchSize: number;
   readonly #insertSql: string;
   readonly #insertOneSql: string;
@@ -225,9 +238,17 @@ export class CreateBatches {
 
   /** Runs one statement; a driver that throws rather than rejects is a rejection too. */
   async #query(text: string, values: unknown[]): Promise<readonly unknown[]> {
-    if (!this.#prepare) return rowsOf(await this.#client.query(text, values));
-    const client = this.#client as unknown as PreparingPostgresClient;
-    return rowsOf(await client.query({ name: statementName(text), text, values }));
+    if (this.#prepare) {
+      const client = this.#client as unknown as PreparingPostgresClient;
+      try {
+        return rowsOf(await client.query({ name: statementName(text), text, values }));
+      } catch (error) {
+        if (!PREPARED_STATEMENT_LOST.has(sqlState(error))) throw error;
+        // Nothing ran: the same statement again, unnamed, and every later one too.
+        this.#prepare = false;
+      }
+    }
+    return rowsOf(await this.#client.query(text, values));
   }
 }
 

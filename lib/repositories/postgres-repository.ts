@@ -40,9 +40,10 @@ export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {
   /**
    * Names each statement, so that the driver prepares it once per connection and later creates
    * skip PostgreSQL's parse and plan: the repository calls `query({ name, text, values })`, the
-   * form `pg`'s `Pool` and `Client` take. Only for a client that takes that form (not PGlite),
-   * and not through a connection pooler that does not keep prepared statements (PgBouncer in
-   * transaction mode before 1.21, or without `max_prepared_statements`).
+   * form `pg`'s `Pool` and `Client` take. Only for a client that takes that form (not PGlite).
+   * Behind a pooler that does not keep prepared statements (PgBouncer in transaction mode
+   * before 1.21, or without `max_prepared_statements`), the first statement PostgreSQL refuses
+   * for that reason is sent again unnamed, and so is every later one.
    * @default false
    */
   readonly prepare?: boolean | undefined;

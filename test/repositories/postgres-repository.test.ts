@@ -967,6 +967,33 @@ if (DATABASE_URL !== undefined && DATABASE_URL !== '') {
         await connection.end();
       }
     });
+
+    it('goes on unnamed when the server forgets its prepared statements, as behind a pooler', async () => {
+      const connection = new pg.Client({ connectionString: DATABASE_URL });
+      await connection.connect();
+      const { table, cleanup } = await freshTable(connection);
+      try {
+        const repository = createPostgresRepository(connection, { ...table, prepare: true });
+        const context = { signal: signal() };
+        assert.deepStrictEqual(await repository.create({ id: 1n, name: 'a' }, context), {
+          created: true,
+        });
+        // The client still takes the statement for prepared; the server answers 26000.
+        await connection.query('DEALLOCATE ALL');
+        assert.deepStrictEqual(await repository.create({ id: 2n, name: 'b' }, context), {
+          created: true,
+        });
+        assert.deepStrictEqual(await repository.create({ id: 2n, name: 'b' }, context), {
+          created: false,
+          existing: { name: 'b' },
+        });
+        const { rows } = await connection.query('SELECT name FROM pg_prepared_statements');
+        assert.deepStrictEqual(rows, []);
+      } finally {
+        await cleanup();
+        await connection.end();
+      }
+    });
   });
 }
 
@@ -1134,6 +1161,48 @@ describe('createPostgresRepository', () => {
     assert.equal(names.size, 4);
     assert.equal(new Set(names.values()).size, 4);
     assert.deepStrictEqual(calls[0]?.values, ['1', 'a', null]);
+  });
+
+  it('sends statements unnamed from then on when a pooler loses the prepared ones', async () => {
+    for (const code of ['26000', '42P05']) {
+      const calls: Array<string | { name: string }> = [];
+      const client = {
+        query: async (statement: string | { name: string; text: string; values: unknown[] }) => {
+          calls.push(typeof statement === 'string' ? 'unnamed' : { name: statement.name });
+          // What PostgreSQL answers behind PgBouncer in transaction mode, having run nothing.
+          if (typeof statement !== 'string') throw Object.assign(new Error('lost'), { code });
+          return { rows: [{ id: '1' }] };
+        },
+      };
+      const repository = createPostgresRepository(client, { prepare: true });
+      const context = { signal: signal() };
+      assert.deepStrictEqual(await repository.create({ id: 1n, name: 'a' }, context), {
+        created: true,
+      });
+      assert.deepStrictEqual(await repository.create({ id: 1n, name: 'a' }, context), {
+        created: true,
+      });
+      assert.equal(calls.length, 3, code);
+      assert.equal(typeof calls[0], 'object', code);
+      assert.deepStrictEqual(calls.slice(1), ['unnamed', 'unnamed'], code);
+    }
+  });
+
+  it('rejects with the error and keeps naming statements when a named one fails otherwise', async () => {
+    const failure = Object.assign(new Error('not null'), { code: '23502' });
+    const names: string[] = [];
+    const client = {
+      query: async (statement: string | { name: string; text: string; values: unknown[] }) => {
+        if (typeof statement === 'string') throw new Error('a statement without a name');
+        names.push(statement.name);
+        throw failure;
+      },
+    };
+    const repository = createPostgresRepository(client, { prepare: true });
+    const context = { signal: signal() };
+    await assert.rejects(repository.create({ id: 1n, name: 'a' }, context), (e) => e === failure);
+    await assert.rejects(repository.create({ id: 2n, name: 'b' }, context), (e) => e === failure);
+    assert.equal(names.length, 2);
   });
 
   it('throws a TypeError when prepare is not a boolean', () => {
