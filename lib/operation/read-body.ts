@@ -35,11 +35,9 @@ export function readDeclaredBody(request: Request, declaredLength: number, sink:
     (error: unknown) => {
       // Every runtime refuses a body something else read or holds with a TypeError, before
       // reading. After our own read began, `bodyUsed` is true whatever stopped it.
-      if (error instanceof TypeError && (request.bodyUsed || request.body?.locked === true)) {
-        sink.fail(bodyAlreadyRead());
-      } else {
-        sink.fail(error);
-      }
+      const refused =
+        error instanceof TypeError && (request.bodyUsed || request.body?.locked === true);
+      sink.fail(refused ? bodyAlreadyRead() : error);
     },
   );
 }
