@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ErrorReply } from '../errors.ts';
+import type { ErrorReply, PlantApiErrorCode } from '../errors.ts';
 
 /**
  * How the operation learns that the client went away: the part of an `AbortSignal` it uses, so
@@ -88,3 +88,15 @@ export interface PlantReply {
 
 /** A response as plain values: what the operation answers and the fronts send. */
 export type Reply = PlantReply | ErrorReply;
+
+/**
+ * What a create came to: `created`, `replayed` (the same plant was stored already: `200`),
+ * `conflict` (`409`), or the code of the error it answered with.
+ */
+export type CreateOutcome = 'created' | 'replayed' | 'conflict' | PlantApiErrorCode;
+
+/**
+ * Hands a create's reply to its front, with what the create came to and, when a fault or an
+ * early end decided it, that error (never thrown: the front must not throw either).
+ */
+export type Answer = (reply: Reply, outcome: CreateOutcome, fault?: unknown) => void;

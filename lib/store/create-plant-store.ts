@@ -9,7 +9,9 @@ import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../err
 import { callHook } from '../options/call-hook.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
-import { createPlantOperation } from '../operation/create-plant.ts';
+import { traced } from '../diagnostics/create-trace.ts';
+import { collaboratorsOf } from '../operation/collaborator-answers.ts';
+import { createOperation } from '../operation/create-plant.ts';
 import { createDeadlines } from '../operation/deadlines.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
 import type {
@@ -108,9 +110,9 @@ export function createPlantStore<Principal = unknown>(
     // A broken onError must not turn a 500 into a crash: its own failure goes to stderr.
     callHook((fault: unknown) => onError(fault, context), error);
   }
-  let createPlant = createPlantOperation({
-    verifier,
-    repository,
+  const collaborators = collaboratorsOf(verifier, repository);
+  const operation = createOperation({
+    collaborators,
     maxBodyBytes,
     timeoutMs,
     startDeadline: createDeadlines(timeoutMs),
@@ -127,7 +129,8 @@ export function createPlantStore<Principal = unknown>(
             ),
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
-  if (policy !== undefined) createPlant = policy.wrap(createPlant);
+  const createPlant =
+    policy?.wrap(traced(operation, collaborators)) ?? traced(operation, collaborators);
   const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {
