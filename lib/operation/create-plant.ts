@@ -20,7 +20,7 @@ import {
 import { CollaboratorContext } from './collaborator-context.ts';
 import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
 import { jsonString } from './json-text.ts';
-import { isJsonUtf8 } from './media-type.ts';
+import { isIdentityCoding, isJsonUtf8 } from './media-type.ts';
 import type {
   Answer,
   BodyReadFailure,
@@ -159,8 +159,11 @@ class Create implements BodySink, Expiring {
     const { maxBodyBytes, tooLarge } = this.#store;
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
     if (!input.hasBody || input.declaredLength === 0) return this.#refuse('ERR_BODY_REQUIRED');
-    // 4. Media type.
+    // 4. Media type, and a body as it is: never decoded as if it had no coding.
     if (!isJsonUtf8(input.contentType)) return this.#refuse('ERR_UNSUPPORTED_MEDIA_TYPE');
+    if (!isIdentityCoding(input.contentEncoding)) {
+      return this.#refuse('ERR_UNSUPPORTED_CONTENT_ENCODING');
+    }
     // 5. Size, as declared: refused before a byte is read.
     if (input.declaredLength > maxBodyBytes) return this.#refuse('ERR_BODY_TOO_LARGE', tooLarge);
     this.#waitingOn = 'body';

@@ -32,6 +32,8 @@ export interface PlainRequest {
   readonly authorization: string | null;
   /** The `Content-Type` header, `null` when absent. */
   readonly contentType: string | null;
+  /** The `Content-Encoding` header, `null` when absent. */
+  readonly contentEncoding: string | null;
   /** The `Origin` header, `null` when absent (or not read: a store without CORS needs none). */
   readonly origin: string | null;
   /** The `Access-Control-Request-Method` header of a CORS preflight, `null` when absent. */
