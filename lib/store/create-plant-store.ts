@@ -21,7 +21,7 @@ import type {
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
-import { apiLocationOf } from './api-location.ts';
+import { apiLocationOf, documentServer, TRUST_PROXY_RETIRED } from './api-location.ts';
 import { corsPolicyOf } from './cors-policy.ts';
 import { registerLocation, registerMount } from './mount.ts';
 import { attachPlainHandler } from './plain-handler.ts';
@@ -46,7 +46,6 @@ const KNOWN_OPTIONS = [
   'cors',
   'basePath',
   'publicUrl',
-  'trustProxy',
 ];
 
 /**
@@ -54,10 +53,10 @@ const KNOWN_OPTIONS = [
  * with the storage and auth the host plugs in.
  *
  * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
- * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document
- * (its server: the origin it was fetched from), anything else to `404`; with `basePath`, both
- * routes are under it (`/api/plants`). `publicUrl` fixes the document's server, and
- * `trustProxy` lets the proxies in front (`Forwarded`, `X-Forwarded-Proto`/`-Host`) tell it.
+ * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document,
+ * anything else to `404`; with `basePath`, both routes are under it (`/api/plants`). The
+ * document's server is relative (`/`, or the base path), so it is right behind any proxy;
+ * `publicUrl` fixes an absolute one.
  * With the `cors` option, both answer browsers of the allowed origins (a preflight `204`, the
  * CORS headers on every response to them). Every answer follows the behaviour contract:
  * checks in the order method, auth, body presence, media type, size, UTF-8 and JSON, shape,
@@ -65,7 +64,7 @@ const KNOWN_OPTIONS = [
  *
  * @param options The repository (default: in memory), the verifier (required), the body limit
  *   (default 100 KiB), the deadline (default 10 s), the `onError` callback, CORS (default off),
- *   and where the API lives (`basePath`, `publicUrl`, `trustProxy`).
+ *   and where the API lives (`basePath`, `publicUrl`).
  * @returns The store's `handleCreatePlant` and `fetch`.
  * @throws {TypeError} When the verifier is missing, an option is out of range, or an option's
  *   name is not one of these (a misspelled option would otherwise be silently ignored).
@@ -97,14 +96,16 @@ export function createPlantStore<Principal = unknown>(
     cors,
     basePath,
     publicUrl,
-    trustProxy,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
+  if (options !== null && typeof options === 'object' && 'trustProxy' in options) {
+    throw new TypeError(TRUST_PROXY_RETIRED);
+  }
   checkOptionNames('createPlantStore', options, KNOWN_OPTIONS);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   if (onTokenRejected !== undefined && typeof onTokenRejected !== 'function') {
     throw new TypeError('onTokenRejected must be a function');
   }
-  const location = apiLocationOf(basePath, publicUrl, trustProxy);
+  const location = apiLocationOf(basePath, publicUrl);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
   function report(error: unknown, context: ErrorContext): void {
     // A broken onError must not turn a 500 into a crash: its own failure goes to stderr.
@@ -146,25 +147,20 @@ export function createPlantStore<Principal = unknown>(
   /** The routes under `base` (`''` for the root). */
   function fetchAt(base: string): (request: Request) => Promise<Response> {
     const plants = `${base}/plants`;
+    // The same for every request: no request header enters it.
+    const document = openApiJsonFor(documentServer(location, base));
 
-    function route(request: Request, url: URL): Response {
-      if (
-        url.pathname === `${base}/openapi.json` &&
-        (request.method === 'GET' || request.method === 'HEAD')
-      ) {
-        const body =
-          request.method === 'GET'
-            ? openApiJsonFor(location.serverFor(request, url.origin, base))
-            : null;
-        return new Response(body, { status: 200, headers: JSON_HEADERS });
+    function route(method: string, path: string): Response {
+      if (path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')) {
+        return new Response(method === 'GET' ? document : null, { headers: JSON_HEADERS });
       }
-      return replyResponse(refusal(url.pathname, base));
+      return replyResponse(refusal(path, base));
     }
 
     async function fetch(request: Request): Promise<Response> {
-      // The operation's path is told by a slice of the URL; the other routes need its origin.
-      if (pathOf(request.url) === plants) return handleCreatePlant(request);
-      const response = route(request, new URL(request.url));
+      const path = pathOf(request.url);
+      if (path === plants) return handleCreatePlant(request);
+      const response = route(request.method, path);
       if (policy !== undefined) {
         const headers = policy.headersFor(request.headers.get('origin'));
         for (const name in headers) response.headers.set(name, headers[name] as string);
@@ -177,7 +173,11 @@ export function createPlantStore<Principal = unknown>(
       handle: createPlant,
       refuse: (path) => refusal(path, base),
     });
-    registerLocation(fetch, { basePath: base, publicOrigin: location.publicOrigin });
+    registerLocation(fetch, {
+      basePath: base,
+      publicOrigin:
+        location.publicUrl === undefined ? undefined : new URL(location.publicUrl).origin,
+    });
     return fetch;
   }
 
