@@ -10,7 +10,7 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastif
 import { withDocs } from '../docs.ts';
 import { toNodeListener } from '../node.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
-import { fetchUnder } from '../store/mount.ts';
+import { fetchUnder } from '../store/store-routes.ts';
 import type { PlantStore } from '../types.ts';
 
 /** Options of the Fastify plugin, beside Fastify's own `prefix`. */

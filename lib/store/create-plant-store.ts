@@ -23,8 +23,7 @@ import type {
 } from '../types.ts';
 import { apiLocationOf, documentServer, TRUST_PROXY_RETIRED } from './api-location.ts';
 import { corsPolicyOf } from './cors-policy.ts';
-import { registerLocation, registerMount } from './mount.ts';
-import { attachPlainHandler } from './plain-handler.ts';
+import { recordRoutes } from './store-routes.ts';
 import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
 
@@ -168,30 +167,29 @@ export function createPlantStore<Principal = unknown>(
       return response;
     }
 
-    attachPlainHandler(fetch, {
-      path: plants,
-      handle: createPlant,
-      refuse: (path) => refusal(path, base),
-    });
-    registerLocation(fetch, {
+    recordRoutes(fetch, {
+      ...shared,
       basePath: base,
-      publicOrigin:
-        location.publicUrl === undefined ? undefined : new URL(location.publicUrl).origin,
+      path: plants,
+      refuse: (path) => refusal(path, base),
     });
     return fetch;
   }
 
-  // The node:http adapter answers these routes on its own request, with no Request or Response.
-  attachPlainHandler(handleCreatePlant, {
-    path: undefined,
+  // What every handler of the store shares: the node:http adapter answers the operation on its
+  // own request, and a framework's mount path goes in front of the base path.
+  const shared = {
     handle: createPlant,
+    basePath: location.basePath,
+    publicOrigin: location.publicUrl === undefined ? undefined : new URL(location.publicUrl).origin,
+    under: (prefix: string) => fetchAt(prefix + location.basePath),
+  };
+  recordRoutes(handleCreatePlant, {
+    ...shared,
+    path: undefined,
     refuse: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
   });
-
-  const store = { handleCreatePlant, fetch: fetchAt(location.basePath) };
-  // A framework's mount path (Fastify's prefix, Express's) goes in front of the base path.
-  registerMount(store, (prefix) => fetchAt(prefix + location.basePath));
-  return store;
+  return { handleCreatePlant, fetch: fetchAt(location.basePath) };
 }
 
 /**
