@@ -13,7 +13,10 @@ import { storeChecks } from './server-store-checks.ts';
 
 /** Options of `checkServer`. */
 export interface CheckServerOptions {
-  /** The server's base URL: the API's routes are under it (`<baseUrl>/plants`). */
+  /**
+   * The server's base URL: the API's routes are under it (`<baseUrl>/plants`). Messages name
+   * each request by its full path, the base URL's included.
+   */
   readonly baseUrl: string;
   /** A bearer token the server accepts. It never appears in the report. */
   readonly token: string;
@@ -29,7 +32,8 @@ export interface CheckServerOptions {
    */
   readonly firstId?: bigint | undefined;
   /**
-   * The longest one check may take, in milliseconds.
+   * The longest one check may take, in milliseconds; at its end the check's requests are
+   * aborted.
    * @default 10000
    */
   readonly timeoutMs?: number | undefined;
@@ -64,7 +68,10 @@ const OPTION_NAMES = [
  * exact int64 ids at both ends and past 2^53, the Error body of every error, and HTTP basics.
  * It writes only ids it picks: a random range of 100 per run, a pair near each end of the
  * int64 range derived from it, and six fixed ids (±(2^63-1), -2^63, their neighbours, 2^53 and
- * 2^53+1) under fixed names, so that a rerun replays them. Each failure names its rule.
+ * 2^53+1) under fixed names, so that a rerun replays them. Each failure names its rule. It is safe to
+ * point at any server: each answer is read up to 1 MiB, each check's requests are aborted when
+ * it ends or its deadline passes (nothing stays open once the run resolves), and text the server
+ * sent is quoted with control and bidi characters escaped.
  *
  * @param options The server, a token it accepts, and the limits.
  * @returns The report.
@@ -102,7 +109,9 @@ function serverChecks(options: CheckServerOptions) {
  */
 function planOf(options: CheckServerOptions): ServerPlan {
   checkOptionNames('checkServer', options, OPTION_NAMES);
-  if (typeof options.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+  const baseUrl = String(options.baseUrl).replace(/\/+$/, '');
+  const url = /^https?:\/\/[^/]/i.test(baseUrl) ? parseUrl(baseUrl) : undefined;
+  if (typeof options.baseUrl !== 'string' || url === undefined) {
     throw new TypeError(
       `checkServer: baseUrl must be an http or https URL, got ${String(options.baseUrl)}`,
     );
@@ -120,10 +129,19 @@ function planOf(options: CheckServerOptions): ServerPlan {
     );
   }
   return {
-    server: { baseUrl: options.baseUrl.replace(/\/+$/, ''), token: options.token },
+    server: { baseUrl, basePath: url.pathname.replace(/\/+$/, ''), token: options.token },
     rejectedToken: `conform-rejected-${randomWord()}`,
     runId: randomWord(),
     maxBodyBytes: options.maxBodyBytes ?? 102_400,
     ids: idPlan(first),
   };
+}
+
+/** The URL, or `undefined` when it is not one (`URL.parse` is missing from Node before 20.18). */
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { printable } from './describe-value.ts';
+
 /** What a conformance run found: the checks that held, and the ones that broke a rule. */
 export interface ConformanceReport {
   /** The names of the checks that passed, in the order they ran. */
@@ -17,13 +19,18 @@ export interface ConformanceReport {
 export interface ConformanceCheck {
   /** `<rule>: <what it checks>`, as a test runner shows it. */
   readonly name: string;
-  /** Runs the check; rejects with a `ConformanceError` naming the rule when it is broken. */
-  readonly run: () => Promise<void>;
+  /**
+   * Runs the check; rejects with a `ConformanceError` naming the rule when it is broken. The
+   * signal fires when the check ends or its deadline passes: whatever it started stops then.
+   */
+  readonly run: (signal: AbortSignal) => Promise<void>;
 }
 
 /**
  * A rule the code under test broke. The message begins with the rule's name (`replay: …`,
- * `2. authentication: …`), so a runner's output says which rule without a stack trace.
+ * `2. authentication: …`), so a runner's output says which rule without a stack trace. Control
+ * characters and bidi controls in the detail are written as `\uXXXX` escapes, so that a message
+ * quoting a server's answer is safe to print.
  *
  * @example
  * ```ts
@@ -42,7 +49,7 @@ export class ConformanceError extends Error {
    * @param options The error's `cause`, when another error led to this one.
    */
   constructor(rule: string, detail: string, options?: { cause?: unknown }) {
-    super(`${rule}: ${detail}`, options);
+    super(`${rule}: ${printable(detail)}`, options);
     this.name = 'ConformanceError';
     this.rule = rule;
   }
@@ -82,7 +89,8 @@ export async function runChecks(
 }
 
 /**
- * Runs one check against its deadline.
+ * Runs one check against its deadline, and stops what it started (its requests) when it ends
+ * or the deadline passes.
  *
  * @param check The check.
  * @param timeoutMs The longest it may take.
@@ -92,14 +100,20 @@ export async function runCheck(
   check: ConformanceCheck,
   timeoutMs: number,
 ): Promise<Error | undefined> {
+  const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
-      reject(new ConformanceError(ruleOf(check.name), `did not finish within ${timeoutMs} ms`));
+      const error = new ConformanceError(
+        ruleOf(check.name),
+        `did not finish within ${timeoutMs} ms`,
+      );
+      reject(error);
+      controller.abort(error);
     }, timeoutMs);
   });
   try {
-    await Promise.race([check.run(), late]);
+    await Promise.race([check.run(controller.signal), late]);
     return undefined;
   } catch (error) {
     if (error instanceof ConformanceError) return error;
@@ -108,6 +122,8 @@ export async function runCheck(
   } finally {
     // Deno's test sanitizers fail a test that leaves a timer behind.
     clearTimeout(timer);
+    // A check that failed early may still have requests in flight (one of 20 concurrent ones).
+    controller.abort(new Error('the check has ended'));
   }
 }
 

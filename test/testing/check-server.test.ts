@@ -124,14 +124,15 @@ describe('checkServer', () => {
   });
 
   it('fails every check that needs an answer, and never the run, when nothing listens', async () => {
-    const report = await checkServer({
-      baseUrl: 'http://127.0.0.1:1',
-      token: TOKEN,
-      timeoutMs: 2000,
-    });
+    const closed = await listen(() => new Response());
+    await closed.close();
+    const report = await checkServer({ baseUrl: closed.url, token: TOKEN, timeoutMs: 2000 });
     assert.equal(report.passed.length, 0);
     assert.equal(report.failed.length, 35);
-    assert.match(report.failed[0]?.error.message ?? '', /^openapi: threw TypeError: fetch failed$/);
+    assert.equal(
+      report.failed[0]?.error.message,
+      `openapi: GET /openapi.json (no Authorization, no Content-Type, no body) got no answer: fetch failed (connect ECONNREFUSED 127.0.0.1:${closed.port})`,
+    );
   });
 
   it('throws a TypeError when the base URL is not http, the token is empty or a number is out of range', async () => {
