@@ -7,6 +7,7 @@ import pg from 'pg';
 import { runConform } from '../../lib/cli/conform.ts';
 import { cliEnv, READY, ROOT, startCli } from '../support/cli-helpers.ts';
 import { type Child, spawnChild, withDeadline } from '../support/node-helpers.ts';
+import { ESCAPED, FORBIDDEN, sendsControls } from './hostile-servers.ts';
 import { bodyBeforeToken } from './mistaken-servers.ts';
 
 const TOKEN = 'conform-command-token';
@@ -130,6 +131,18 @@ describe('plant-store conform', () => {
       readFileSync(junit, 'utf8'),
       /<testcase classname="2\. authentication" name="2\. authentication: checks the token before the body \(401, not 400, 413 or 415\)">\n {6}<failure message="2\. authentication: POST \/plants .*&quot;request body is required&quot;}\)" type="ConformanceError">/,
     );
+  });
+
+  it('prints the control and bidi characters a server sends escaped, in TAP and in JUnit XML, when it sends them', async () => {
+    const server = await sendsControls();
+    cleanups.push(() => server.close());
+    const junit = join(scratch, 'controls.xml');
+    const run = await conform([server.url, '--token', TOKEN, '--junit', junit]);
+    assert.equal(run.code, 1, run.stderr);
+    for (const output of [run.stdout, readFileSync(junit, 'utf8')]) {
+      assert.doesNotMatch(output, FORBIDDEN);
+      assert.ok(output.includes(ESCAPED), output);
+    }
   });
 
   it('prints one line and exits 2 when the JUnit file cannot be written', async () => {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 
 /** What must never reach a terminal from a server: C0 but the newline, DEL, C1, bidi controls. */
@@ -136,4 +137,35 @@ export function closesMidBody(head: string, part: string): Behaviour {
 /** A response head with `status` and `headers`, each given as a line `Name: value`. */
 export function responseHead(status: string, ...headers: string[]): string {
   return `HTTP/1.1 ${status}\r\n${headers.map((line) => `${line}\r\n`).join('')}\r\n`;
+}
+
+/** Text meant for a terminal: clear the screen, set its title, colour, DEL, bidi overrides. */
+const CONTROLS =
+  '\x1b[2J\x1b]0;owned\x07 \x9b31m \x7f \u202eevil\u202c \u2066\u2069 \u200e\u200f\u061c \u2028';
+
+/** `CONTROLS` as every message must quote it. */
+export const ESCAPED =
+  '\\u001b[2J\\u001b]0;owned\\u0007 \\u009b31m \\u007f \\u202eevil\\u202c \\u2066\\u2069 \\u200e\\u200f\\u061c \\u2028';
+
+/**
+ * A server that answers every request with `CONTROLS` as its body, and a C1 control in its
+ * Content-Type; `/openapi.json` with `200`, so that its check reads that header, all else `418`.
+ */
+export async function sendsControls(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createHttpServer((request, response) => {
+    response.writeHead(request.url === '/openapi.json' ? 200 : 418, {
+      'content-type': 'text/\x9b31m',
+    });
+    response.end(CONTROLS);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
