@@ -66,9 +66,9 @@ const OPTION_NAMES = [
  * token checked before the body, `400` for a missing body, `415`, `413`, `400` for bad UTF-8,
  * bad JSON and each shape rule, `200`, replay and `409`, one winner among concurrent creates,
  * exact int64 ids at both ends and past 2^53, the Error body of every error, and HTTP basics.
- * It writes only ids it picks: a random range of 100 per run, a pair near each end of the
- * int64 range derived from it, and six fixed ids (±(2^63-1), -2^63, their neighbours, 2^53 and
- * 2^53+1) under fixed names, so that a rerun replays them. Each failure names its rule. It is safe to
+ * It writes only ids it picks: a random range of 100 per run, pairs derived from it near ±2^62
+ * and past 2^53, and the four ids at the ends of int64 (2^63-1, -2^63 and their neighbours),
+ * each under a fixed name so that a rerun replays it. Each failure names its rule. It is safe to
  * point at any server: each answer is read up to 1 MiB, each check's requests are aborted when
  * it ends or its deadline passes (nothing stays open once the run resolves), and text the server
  * sent is quoted with control and bidi characters escaped.
