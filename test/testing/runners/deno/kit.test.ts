@@ -17,9 +17,7 @@ import {
   registerVerifierConformance,
 } from '../../../../lib/testing.ts';
 
-registerRepositoryConformance(Deno.test, () => createMemoryRepository(), {
-  honoursAbortedSignal: false,
-});
+registerRepositoryConformance(Deno.test, () => createMemoryRepository());
 
 registerVerifierConformance(Deno.test, () => createStaticTokenVerifier(['s3cr3t']), {
   valid: ['s3cr3t'],
