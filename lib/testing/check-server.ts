@@ -38,6 +38,13 @@ export interface CheckServerOptions {
    */
   readonly timeoutMs?: number | undefined;
   /**
+   * Whether the API is mounted in a host (a Fastify prefix, an Express router), which answers
+   * unknown paths under the prefix with its own 404: the check of that `404` is then skipped,
+   * and the report says so.
+   * @default false
+   */
+  readonly mounted?: boolean | undefined;
+  /**
    * Told which ids the run writes, as one line, before it writes any.
    * @default undefined
    */
@@ -55,6 +62,7 @@ const OPTION_NAMES = [
   'maxBodyBytes',
   'firstId',
   'timeoutMs',
+  'mounted',
   'onIds',
   'onResult',
 ];
@@ -122,6 +130,9 @@ function planOf(options: CheckServerOptions): ServerPlan {
   // Smaller, no valid create fits the limit, and the size checks cannot be made.
   checkCount('checkServer', 'maxBodyBytes', options.maxBodyBytes, 64);
   checkCount('checkServer', 'timeoutMs', options.timeoutMs);
+  if (options.mounted !== undefined && typeof options.mounted !== 'boolean') {
+    throw new TypeError(`checkServer: mounted must be a boolean, got ${String(options.mounted)}`);
+  }
   const first = options.firstId ?? randomFirstId();
   if (typeof first !== 'bigint' || first < 2n ** 40n || first > 2n ** 52n) {
     throw new TypeError(
@@ -130,6 +141,7 @@ function planOf(options: CheckServerOptions): ServerPlan {
   }
   return {
     server: { baseUrl, basePath: url.pathname.replace(/\/+$/, ''), token: options.token },
+    mounted: options.mounted ?? false,
     rejectedToken: `conform-rejected-${randomWord()}`,
     runId: randomWord(),
     maxBodyBytes: options.maxBodyBytes ?? 102_400,

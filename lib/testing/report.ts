@@ -1,6 +1,6 @@
 /**
  * What every conformance run hands back, and how a list of checks becomes one: each check runs
- * once, in order, against its own deadline, and lands in `passed` or `failed`.
+ * once, in order, against its own deadline, and lands in `passed`, `failed` or `skipped`.
  *
  * @module
  */
@@ -13,6 +13,8 @@ export interface ConformanceReport {
   readonly passed: string[];
   /** The checks that failed, in the order they ran, each with the error that names its rule. */
   readonly failed: { name: string; error: Error }[];
+  /** The checks that were not run, each with the reason (`checkServer`'s `mounted`, say). */
+  readonly skipped: { name: string; reason: string }[];
 }
 
 /** One check of a conformance run: its name begins with the rule it holds the code to. */
@@ -24,6 +26,8 @@ export interface ConformanceCheck {
    * signal fires when the check ends or its deadline passes: whatever it started stops then.
    */
   readonly run: (signal: AbortSignal) => Promise<void>;
+  /** Why the check is not run, when it is not. */
+  readonly skip?: string | undefined;
 }
 
 /**
@@ -59,8 +63,10 @@ export class ConformanceError extends Error {
 export interface CheckResult {
   /** The check's name. */
   readonly name: string;
-  /** The error that failed it; absent when it passed. */
+  /** The error that failed it; absent when it passed or was skipped. */
   readonly error?: Error;
+  /** Why it was not run; absent when it ran. */
+  readonly skipped?: string;
 }
 
 /**
@@ -78,8 +84,13 @@ export async function runChecks(
   timeoutMs: number,
   onResult?: (result: CheckResult) => void,
 ): Promise<ConformanceReport> {
-  const report: ConformanceReport = { passed: [], failed: [] };
+  const report: ConformanceReport = { passed: [], failed: [], skipped: [] };
   for (const check of checks) {
+    if (check.skip !== undefined) {
+      report.skipped.push({ name: check.name, reason: check.skip });
+      onResult?.({ name: check.name, skipped: check.skip });
+      continue;
+    }
     const error = await runCheck(check, timeoutMs);
     if (error === undefined) report.passed.push(check.name);
     else report.failed.push({ name: check.name, error });
@@ -145,7 +156,8 @@ export function registerChecks(
   checks: readonly ConformanceCheck[],
   timeoutMs: number,
 ): void {
-  for (const check of checks) {
+  // A skipped check is left out: the `(name, fn)` form cannot tell a runner to skip.
+  for (const check of checks.filter(({ skip }) => skip === undefined)) {
     test(check.name, async () => {
       const error = await runCheck(check, timeoutMs);
       if (error !== undefined) throw error;

@@ -72,14 +72,16 @@ const encoder = new TextEncoder();
  * @param server Where the checks send requests.
  * @param name The check's name, its rule first.
  * @param run The check.
+ * @param skip Why the check is not run, when it is not.
  * @returns The check.
  */
 export function serverCheck(
   server: Server,
   name: string,
   run: (target: Target) => Promise<void>,
+  skip?: string,
 ): ConformanceCheck {
-  return { name, run: (signal) => run({ ...server, rule: ruleOf(name), signal }) };
+  return { name, run: (signal) => run({ ...server, rule: ruleOf(name), signal }), skip };
 }
 
 /**

@@ -35,6 +35,8 @@ export interface ServerPlan {
   readonly runId: string;
   /** The server's body limit in bytes. */
   readonly maxBodyBytes: number;
+  /** Whether a host owns the unknown paths under the base URL, so their check is skipped. */
+  readonly mounted: boolean;
   /** The ids the run writes. */
   readonly ids: IdPlan;
 }
