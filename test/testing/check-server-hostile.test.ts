@@ -175,8 +175,8 @@ describe('checkServer against a hostile server', () => {
       `${server.openWithRequest()} connections with a request to close`,
       2000,
     );
-    // Node's fetch opens a spare connection after an aborted request and closes it itself when
-    // it has idled for its keep-alive timeout (4 s); it never carries a request.
+    // Node's fetch opens a spare connection after an aborted request, which never carries one
+    // and which it closes itself once it has idled for its keep-alive timeout.
     await withDeadline(server.allClosed(), `${server.open()} idle connections to close`, 10_000);
   });
 
@@ -201,10 +201,8 @@ console.log('resolved with', report.failed.length, 'failed');`;
     );
     children.push(child);
     await child.line(/^resolved with 35 failed$/, 'the run', 30_000);
-    const resolved = performance.now();
-    // Before the requests were aborted, the open sockets kept the child alive for a minute.
+    // Requests left running would keep the child alive until the server answered them.
     assert.equal(await withDeadline(child.exited, 'the exit after the run', 5000), 0);
-    assert.ok(performance.now() - resolved < 5000);
   });
 });
 

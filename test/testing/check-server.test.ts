@@ -147,6 +147,10 @@ describe('checkServer', () => {
       name: 'TypeError',
       message: 'checkServer: baseUrl must be an http or https URL, got ftp://x',
     });
+    await assert.rejects(checkServer({ baseUrl: 'http://[::1', token: TOKEN }), {
+      name: 'TypeError',
+      message: 'checkServer: baseUrl must be an http or https URL, got http://[::1',
+    });
     await assert.rejects(checkServer({ baseUrl: 'http://x', token: '' }), {
       name: 'TypeError',
       message: 'checkServer: token must be a token the server accepts',
