@@ -13,18 +13,16 @@
  */
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { READY, startCli } from '../support/cli-helpers.ts';
 import type { Child } from '../support/node-helpers.ts';
+import { noOpenssl, selfSigned } from '../support/tls.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'proxy-test-token';
@@ -32,50 +30,11 @@ const PLAYWRIGHT = fileURLToPath(
   new URL('./node_modules/playwright-core/package.json', import.meta.url),
 );
 
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const skip = !existsSync(CHROMIUM)
   ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
   : !existsSync(PLAYWRIGHT)
     ? 'playwright-core is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
-    : !hasOpenssl()
-      ? 'no openssl to make the proxy a self-signed certificate: install openssl to run this test'
-      : false;
-
-/** A self-signed certificate for 127.0.0.1, valid for a day, made in `dir`. */
-function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: readFileSync(key), cert: readFileSync(cert) };
-}
+    : noOpenssl();
 
 /**
  * A TLS-terminating reverse proxy as nginx is usually set up: requests under `prefix` go on to
@@ -142,12 +101,10 @@ describe('the reference page behind a TLS proxy, in Chromium', { skip }, () => {
   const proxies: Server[] = [];
   let browser: Browser | undefined;
   let context: BrowserContext;
-  let dir: string;
   let tls: { key: Buffer; cert: Buffer };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'plant-store-proxy-'));
-    tls = selfSigned(dir);
+    tls = selfSigned();
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -161,7 +118,6 @@ describe('the reference page behind a TLS proxy, in Chromium', { skip }, () => {
     await browser?.close();
     for (const child of children) child.kill();
     for (const proxy of proxies) proxy.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   for (const setup of SETUPS) {

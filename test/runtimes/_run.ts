@@ -70,10 +70,17 @@ export async function loadPlantStore(which: string | undefined): Promise<PlantSt
   return { ...core, ...cors };
 }
 
+/** What the transport sends a request with: `fetch`, or a client of another protocol. */
+export type Send = (
+  url: string,
+  init: { method: string; headers: Headers; body: ArrayBuffer | null; redirect: 'manual' },
+) => Promise<Response>;
+
 /**
  * A router for one test server that serves many handlers: the transport registers each handler
  * it is given and names it in a request header, and `fetch` hands the request to that handler.
- * Cases build a store each, so one server serves them all.
+ * Cases build a store each, so one server serves them all. The transport sends with `fetch`
+ * unless it is given another client (an HTTP/2 one, say).
  *
  * @returns `fetch`, for the server, and `transport(origin)`, for the cases.
  * @example
@@ -91,7 +98,7 @@ export function createHandlerRouter() {
     if (handler === undefined) throw new Error('the request names no registered handler');
     return handler(request);
   }
-  function transport(origin: string): Transport {
+  function transport(origin: string, send: Send = globalThis.fetch): Transport {
     return async (handler, request) => {
       let id = ids.get(handler);
       if (id === undefined) {
@@ -105,7 +112,7 @@ export function createHandlerRouter() {
       // Buffered, so the client sends a Content-Length as most clients do; streamed bodies are
       // the direct-only cases' business.
       const body = request.body === null ? null : await request.arrayBuffer();
-      return globalThis.fetch(`${origin}${pathname}${search}`, {
+      return send(`${origin}${pathname}${search}`, {
         method: request.method,
         headers,
         body,

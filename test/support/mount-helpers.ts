@@ -124,18 +124,26 @@ export async function answerOf(response: Response) {
   return { status: response.status, headers, body: await response.text() };
 }
 
+/** A client for `assertAnswersAsFetch`: `fetch` itself, or one over another protocol. */
+export type WireClient = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string | null },
+) => Promise<Response>;
+
 /**
- * Sends every case to `base` (a framework's URL with its mount path) over a real socket and to
- * `reference` (a store with the same base path) through `fetch`, and asserts equal answers.
+ * Sends every case to `base` (a framework's URL with its mount path) over a real socket, with
+ * `send` (by default `fetch`, HTTP/1.1), and to `reference` (a store with the same base path),
+ * and asserts equal answers.
  */
 export async function assertAnswersAsFetch(
   base: string,
   reference: (request: Request) => Promise<Response>,
   cases: readonly MountCase[] = MOUNT_CASES,
+  send: WireClient = fetch,
 ): Promise<void> {
   for (const { name, method, path, headers = {}, body } of cases) {
     const init = { method, headers, body: body ?? null };
-    const wire = await withDeadline(fetch(base + path, init), name);
+    const wire = await withDeadline(send(base + path, init), name);
     const direct = await reference(new Request(base + path, init));
     assert.deepEqual(await answerOf(wire), await answerOf(direct), name);
   }
