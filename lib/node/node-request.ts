@@ -13,6 +13,7 @@ import { pathOf } from '../store/url-path.ts';
 import { isTakenOver } from './connection.ts';
 import { transferCodingProblem } from './framing.ts';
 import { ABSOLUTE_FORM, isValidHost } from './host.ts';
+import { isHttp2, readHttp2Head } from './http2.ts';
 import { type BodyState, clientGone, readRequestBody, toBodyStream } from './request-body.ts';
 import { assignedRequestId, requestIdOf } from './request-id.ts';
 
@@ -43,12 +44,13 @@ export class NodeRequest implements PlainRequest {
   declare readonly upgrade: boolean;
   /**
    * The answer to a request no handler may see, `undefined` for the rest: a missing, repeated
-   * or malformed `Host` (`400`), or a `Transfer-Encoding` the server cannot read (`framing.ts`).
+   * or malformed `Host` (`400`; on HTTP/2 the `:authority`, `http2.ts`), or a
+   * `Transfer-Encoding` the server cannot read (`framing.ts`).
    */
   declare readonly problem: ErrorReply | undefined;
   declare private readonly req: IncomingMessage;
   declare private readonly res: ServerResponse;
-  /** The one `Host` line, `undefined` when there is none or more than one. */
+  /** The one `Host` line (on HTTP/2 the authority), `undefined` when there is none or more than one. */
   declare private readonly host: string | undefined;
   declare private watch: ConnectionWatch | undefined;
 
@@ -115,7 +117,6 @@ export class NodeRequest implements PlainRequest {
     }
     this.req = req;
     this.res = res;
-    this.host = host;
     this.watch = undefined;
     this.method = req.method ?? 'GET';
     this.authorization = authorization;
@@ -123,11 +124,20 @@ export class NodeRequest implements PlainRequest {
     this.contentEncoding = contentEncoding;
     this.origin = origin;
     this.preflightMethod = preflightMethod;
-    // Node's HTTP parser refuses a Content-Length that is not plain digits, or given twice.
+    // Node's HTTP parser (and nghttp2's) refuses a Content-Length that is not plain digits, or
+    // given twice.
     this.declaredLength = contentLength === null ? -1 : Number(contentLength);
-    this.hasBody = transferEncoding !== null || contentLength !== null;
     this.path = targetPath(req.url);
     this.upgrade = upgrade;
+    if (isHttp2(req)) {
+      const head = readHttp2Head(req, host, hosts);
+      this.host = head.host;
+      this.hasBody = head.hasBody;
+      this.problem = head.problem;
+      return;
+    }
+    this.host = host;
+    this.hasBody = transferEncoding !== null || contentLength !== null;
     this.problem = !isValidHost(host)
       ? errorReply('ERR_BAD_REQUEST', 'the Host header is missing or not valid')
       : transferEncoding === null
@@ -183,6 +193,8 @@ export class NodeRequest implements PlainRequest {
       // HTTP/2 pseudo-headers (`:authority`, ...) are no header a Request can carry.
       if (name.charCodeAt(0) !== 58 /* ':' */) headers.append(name, raw[i + 1] as string);
     }
+    // The handler sees the authority in Host whichever protocol carried it.
+    if (isHttp2(req) && !headers.has('host')) headers.set('host', this.host as string);
     // The id a server gave the request travels with it, in place of an unusable one the client sent.
     const requestId = assignedRequestId(req);
     if (requestId !== undefined) headers.set('x-request-id', requestId);

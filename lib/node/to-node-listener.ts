@@ -88,7 +88,7 @@ export function toNodeListener(
   };
   // A plant store's own routes read the adapter's request as it is and answer plain replies.
   const plain = routesOf(handler);
-  return (req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const request = new NodeRequest(req, res);
     // Node reads nothing more on a connection after a request that asks for an upgrade: it is
     // answered, then closed, so no later request waits unanswered on it.
@@ -125,6 +125,9 @@ export function toNodeListener(
       (error) => lastResort(config, res, error),
     );
   };
+  // HTTP/2's compatibility request and response stand in for HTTP/1.1's; where they differ,
+  // `http2.ts` answers, decided per request.
+  return listener as NodeListener;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 
 /**
  * A web-standard request handler, such as `PlantStore.fetch`.
@@ -15,8 +16,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
  */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
-/** A `node:http` request listener, as `http.createServer` and Express take it. */
-export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+/**
+ * A request listener, as `http.createServer`, Express, and `http2.createServer` and
+ * `http2.createSecureServer` take it: it serves HTTP/1.1 and HTTP/2's compatibility API alike.
+ */
+export type NodeListener = (
+  req: IncomingMessage | Http2ServerRequest,
+  res: ServerResponse | Http2ServerResponse,
+) => void;
 
 /** Options of `toNodeListener`. */
 export interface ToNodeListenerOptions {

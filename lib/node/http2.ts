@@ -1,0 +1,77 @@
+/**
+ * What HTTP/2 changes for the adapter, as `node:http2`'s compatibility API hands a request over:
+ * the authority comes from `:authority` (RFC 9113 section 8.3.1), and a body is whatever follows
+ * a HEADERS frame that did not end the stream. The listener decides once per request, by
+ * `req.httpVersionMajor`, whether this applies.
+ *
+ * @module
+ */
+
+import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import { type ErrorReply, errorReply } from '../errors.ts';
+import { isValidHost } from './host.ts';
+
+/** Whether a request came over HTTP/2, as an `Http2ServerRequest`. */
+export function isHttp2(req: IncomingMessage): boolean {
+  return req.httpVersionMajor === 2;
+}
+
+/** What an HTTP/2 request's head says in place of HTTP/1.1's Host line and framing headers. */
+export interface Http2Head {
+  /** The request's authority, `undefined` when `problem` says why there is none. */
+  readonly host: string | undefined;
+  /** False when the HEADERS frame ended the stream: no body follows, whatever the headers say. */
+  readonly hasBody: boolean;
+  /** A `400` for a missing, malformed or contradicted authority, else `undefined`. */
+  readonly problem: ErrorReply | undefined;
+}
+
+/**
+ * Reads an HTTP/2 request's head: its authority, `:authority` or the one Host line a client sent
+ * without it, and whether a body follows. A Host that names another authority than
+ * `:authority` makes the request malformed (RFC 9113 section 8.3.1), as does more than one Host
+ * line, as on HTTP/1.1.
+ *
+ * @param req The request, an `Http2ServerRequest`.
+ * @param host The one Host line, `undefined` when there is none or more than one.
+ * @param hosts How many Host lines came.
+ */
+export function readHttp2Head(
+  req: IncomingMessage,
+  host: string | undefined,
+  hosts: number,
+): Http2Head {
+  const { stream, headers, scheme } = req as unknown as Http2ServerRequest;
+  const hasBody = !stream.endAfterHeaders;
+  const authority = headers[':authority'];
+  if (hosts > 1 || !isValidHost(authority ?? host)) {
+    return { host: undefined, hasBody, problem: errorReply('ERR_BAD_REQUEST', NO_AUTHORITY) };
+  }
+  if (authority !== undefined && host !== undefined && !sameAuthority(authority, host, scheme)) {
+    return { host: undefined, hasBody, problem: errorReply('ERR_BAD_REQUEST', TWO_AUTHORITIES) };
+  }
+  return { host: authority ?? host, hasBody, problem: undefined };
+}
+
+const NO_AUTHORITY = 'the :authority (or Host) is missing or not valid';
+const TWO_AUTHORITIES = 'the Host header names another authority than :authority';
+
+/**
+ * Whether two authorities name the same host and port, after the scheme-based normalisation
+ * RFC 9113 asks for (RFC 3986 section 6.2.3): the host's case, an empty port and the scheme's
+ * default port do not count.
+ */
+function sameAuthority(a: string, b: string, scheme: string): boolean {
+  return normalised(a, scheme) === normalised(b, scheme);
+}
+
+function normalised(authority: string, scheme: string): string {
+  let value = authority.toLowerCase();
+  if (value.endsWith(':')) value = value.slice(0, -1);
+  const defaultPort = scheme === 'https' ? ':443' : scheme === 'http' ? ':80' : undefined;
+  if (defaultPort !== undefined && value.endsWith(defaultPort)) {
+    value = value.slice(0, -defaultPort.length);
+  }
+  return value;
+}

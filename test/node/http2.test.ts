@@ -1,0 +1,367 @@
+/**
+ * `toNodeListener` on `node:http2` servers, over real h2c and h2 connections: every answer as
+ * over HTTP/1.1, the authority from `:authority` and what a client may send in its place (no
+ * authority, two that disagree, odd request targets), and bodies framed by DATA frames alone.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { type ClientHttp2Session, constants } from 'node:http2';
+import { createServer } from 'node:http';
+import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import type { CreatePlantStoreOptions } from '../../lib/index.ts';
+import { toNodeListener } from '../../lib/node.ts';
+import { testStore, TOKEN } from '../support/fakes.ts';
+import {
+  answerOf,
+  FRAME,
+  fetchOver,
+  type Http2TestServer,
+  http11Fetch,
+  http2Request,
+  listenHttp2,
+  rawHttp2,
+} from '../support/http2-helpers.ts';
+import {
+  assertAnswersAsFetch,
+  MOUNT_CASES,
+  TOKEN as MOUNT_TOKEN,
+  type MountCase,
+} from '../support/mount-helpers.ts';
+import { delay, withDeadline } from '../support/node-helpers.ts';
+import { noOpenssl, selfSigned } from '../support/tls.ts';
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+const json = { ...auth, 'content-type': 'application/json' };
+const noTls = noOpenssl();
+const tls = noTls === false ? selfSigned() : undefined;
+
+/**
+ * The mount helpers' cases (with this file's token), then what HTTP/2 frames differently: HEAD,
+ * OPTIONS, a body over the limit.
+ */
+const CASES: readonly MountCase[] = [
+  ...MOUNT_CASES.map((rule) =>
+    rule.headers?.authorization === `Bearer ${MOUNT_TOKEN}`
+      ? { ...rule, headers: { ...rule.headers, ...auth } }
+      : rule,
+  ),
+  { name: 'HEAD on the document', method: 'HEAD', path: '/openapi.json' },
+  { name: 'HEAD on /plants', method: 'HEAD', path: '/plants', headers: auth },
+  { name: 'OPTIONS on /plants', method: 'OPTIONS', path: '/plants' },
+  {
+    name: 'a body over the limit',
+    method: 'POST',
+    path: '/plants',
+    headers: json,
+    body: JSON.stringify({ id: 3, name: 'x'.repeat(2000) }),
+  },
+];
+
+/** Describes the request a handler got, as JSON. */
+async function echo(request: Request): Promise<Response> {
+  return Response.json({
+    url: request.url,
+    headers: [...request.headers],
+    body: request.body === null ? null : await request.text(),
+  });
+}
+
+describe('toNodeListener on node:http2', () => {
+  const servers: Http2TestServer[] = [];
+  after(() => Promise.all(servers.map((server) => server.close())));
+
+  /** A store with the test token (and `maxBodyBytes: 1000`), served over HTTP/2. */
+  async function h2Store(
+    options: Partial<CreatePlantStoreOptions> = {},
+    secure?: { allowHTTP1: boolean },
+  ) {
+    const { store, repository, onError } = testStore({ maxBodyBytes: 1000, ...options });
+    const server = await listenHttp2(
+      toNodeListener(store.fetch),
+      secure === undefined ? undefined : { ...(tls as { key: Buffer; cert: Buffer }), ...secure },
+    );
+    servers.push(server);
+    return { server, session: await server.connect(), repository, onError };
+  }
+
+  /**
+   * Asserts that every case gets over `session` the answer an HTTP/1.1 server (over TLS when
+   * `secure`) gives it: each request names the HTTP/1.1 server's authority, so the document
+   * names the same origin.
+   */
+  async function assertAnswersAsHttp11(session: ClientHttp2Session, secure = false): Promise<void> {
+    const listener = toNodeListener(testStore({ maxBodyBytes: 1000 }).store.fetch);
+    const http11 = secure
+      ? createHttpsServer(tls as ServerOptions, listener)
+      : createServer(listener);
+    await new Promise<void>((resolve) => http11.listen(0, '127.0.0.1', resolve));
+    after(() => http11.close());
+    const { port } = http11.address() as AddressInfo;
+    const authority = `127.0.0.1:${port}`;
+    await assertAnswersAsFetch(
+      `${secure ? 'https' : 'http'}://${authority}`,
+      async (request) => {
+        const body = request.body === null ? null : await request.text();
+        return http11Fetch(
+          request.url,
+          { method: request.method, headers: request.headers, body },
+          tls?.cert,
+        );
+      },
+      CASES,
+      fetchOver(session, { authority }),
+    );
+  }
+
+  describe('answers as over HTTP/1.1', () => {
+    it('answers every request as an HTTP/1.1 server does when served over h2c', async () => {
+      const { session, onError } = await h2Store();
+      await assertAnswersAsHttp11(session);
+      assert.equal(onError.mock.callCount(), 0);
+    });
+
+    it(
+      'answers every request as an HTTP/1.1 server does when served over h2',
+      { skip: noTls },
+      async () => {
+        const { session } = await h2Store({}, { allowHTTP1: false });
+        await assertAnswersAsHttp11(session, true);
+      },
+    );
+
+    it(
+      'answers an h2 client and an HTTP/1.1 client alike when allowHTTP1 is on',
+      { skip: noTls },
+      async () => {
+        const { server, session } = await h2Store({}, { allowHTTP1: true });
+        await assertAnswersAsHttp11(session, true);
+        const overHttp11 = (path: string, headers: Record<string, string>, body: string) =>
+          http11Fetch(`${server.url}${path}`, { method: 'POST', headers, body }, tls?.cert);
+        const created = await overHttp11('/plants', json, '{"id": 42, "name": "Fern"}');
+        assert.equal(created.status, 200);
+        assert.equal(await created.text(), '{"name":"Fern"}');
+        const refused = await overHttp11('/plants', { 'content-type': 'application/json' }, '{}');
+        assert.equal(refused.status, 401);
+        // The plant the HTTP/1.1 client stored is the one an h2 client replays.
+        const replay = await http2Request(
+          session,
+          'POST',
+          '/plants',
+          json,
+          '{"id": 42, "name": "Fern"}',
+        );
+        assert.equal(replay.status, 200);
+      },
+    );
+
+    it(
+      'builds an https URL from :authority when the connection is TLS',
+      { skip: noTls },
+      async () => {
+        const server = await listenHttp2(toNodeListener(echo), tls);
+        servers.push(server);
+        const answer = await http2Request(await server.connect(), 'GET', '/x?y=1');
+        assert.equal(JSON.parse(answer.body).url, `${server.url}/x?y=1`);
+      },
+    );
+  });
+
+  describe('the authority', () => {
+    it('builds the URL from :authority and gives the handler a Host header when the client sends only :authority', async () => {
+      const server = await listenHttp2(toNodeListener(echo));
+      servers.push(server);
+      const session = await server.connect();
+      const answer = await http2Request(session, 'GET', '/plants?x=1', {
+        ':authority': 'example.test:8080',
+        'x-many': ['one', 'two'],
+      });
+      const seen = JSON.parse(answer.body);
+      assert.equal(seen.url, 'http://example.test:8080/plants?x=1');
+      const headers = new Map<string, string>(seen.headers);
+      assert.equal(headers.get('host'), 'example.test:8080');
+      assert.equal(headers.get('x-many'), 'one, two');
+      assert.ok(![...headers.keys()].some((name) => name.startsWith(':')), seen.headers);
+      assert.equal(seen.body, null);
+    });
+
+    it('takes the authority from Host when an HTTP/2 client sends no :authority', async () => {
+      const server = await listenHttp2(toNodeListener(echo));
+      servers.push(server);
+      // node's client sends Host in place of :authority when it is given one (RFC 9113 8.3.1).
+      const answer = await http2Request(await server.connect(), 'GET', '/x', { host: 'a.test' });
+      assert.equal(JSON.parse(answer.body).url, 'http://a.test/x');
+    });
+
+    it('answers 400 when Host names another authority than :authority', async () => {
+      const { session, repository } = await h2Store();
+      const answer = await http2Request(
+        session,
+        'POST',
+        '/plants',
+        { ...json, ':authority': 'a.test', host: 'b.test' },
+        '{"id": 1, "name": "Fern"}',
+      );
+      assert.equal(answer.status, 400);
+      assert.deepEqual(JSON.parse(answer.body), {
+        error: 400,
+        message: 'the Host header names another authority than :authority',
+      });
+      assert.equal(repository.create.mock.callCount(), 0);
+    });
+
+    it('accepts a Host that differs from :authority only in case or a default port', async () => {
+      const { session } = await h2Store();
+      for (const [authority, host] of [
+        ['A.Test', 'a.test'],
+        ['a.test', 'a.test:80'],
+        ['a.test:', 'a.test'],
+      ]) {
+        const answer = await http2Request(
+          session,
+          'POST',
+          '/plants',
+          { ...json, ':authority': authority, host },
+          '{"id": 1, "name": "Fern"}',
+        );
+        assert.equal(answer.status, 200, `${authority} and ${host}`);
+      }
+    });
+
+    it('refuses a request that names no authority, and answers 400 to a malformed one', async () => {
+      const { server, repository } = await h2Store();
+      const raw = await rawHttp2(server.port);
+      const fields = (authority: [string, string][]) => [
+        [':method', 'POST'] as const,
+        [':scheme', 'http'] as const,
+        [':path', '/plants'] as const,
+        ...authority,
+        ['authorization', `Bearer ${TOKEN}`] as const,
+        ['content-type', 'application/json'] as const,
+      ];
+      const plant = '{"id": 1, "name": "Fern"}';
+      raw.headers(1, fields([]), false);
+      raw.data(1, plant, true);
+      raw.headers(3, fields([[':authority', 'a.test:80:80']]), false);
+      raw.data(3, plant, true);
+      // userinfo would move the host a URL names: `http://evil.test@a.test/` is a.test.
+      raw.headers(5, fields([[':authority', 'evil.test@a.test']]), false);
+      raw.data(5, plant, true);
+      // Neither :authority nor Host: node's HTTP/2 layer resets the stream as malformed itself.
+      const [refused] = await raw.ended(1, 'the refusal on stream 1');
+      assert.equal(refused?.type, FRAME.RST_STREAM);
+      assert.equal(refused?.payload.readUInt32BE(0), constants.NGHTTP2_PROTOCOL_ERROR);
+      const invalid = { error: 400, message: 'the :authority (or Host) is missing or not valid' };
+      await raw.ended(3, 'the answer on stream 3');
+      assert.deepEqual(JSON.parse(raw.body(3)), invalid);
+      // Node 22 and later (nghttp2 1.70) reset a userinfo :authority before the listener.
+      const [first] = await raw.ended(5, 'the answer on stream 5');
+      if (first?.type !== FRAME.RST_STREAM) assert.deepEqual(JSON.parse(raw.body(5)), invalid);
+      raw.close();
+      assert.equal(repository.create.mock.callCount(), 0);
+    });
+  });
+
+  describe('bodies', () => {
+    it('answers 400 "request body is required" when the HEADERS frame ends the stream', async () => {
+      const { session, repository } = await h2Store();
+      // No Content-Length and no Transfer-Encoding, as on HTTP/1.1: END_STREAM says it.
+      const answer = await http2Request(session, 'POST', '/plants', json);
+      assert.equal(answer.status, 400);
+      assert.deepEqual(JSON.parse(answer.body), {
+        error: 400,
+        message: 'request body is required',
+      });
+      assert.equal(repository.create.mock.callCount(), 0);
+    });
+
+    it('creates a plant when the body comes in several DATA frames without Content-Length', async () => {
+      const { session } = await h2Store();
+      const stream = session.request({ ':method': 'POST', ':path': '/plants', ...json });
+      stream.write('{"id": 9007199254740993,');
+      await delay(20);
+      stream.end(' "name": "Monstera"}');
+      const answer = await withDeadline(answerOf(stream), 'the create');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body, '{"name":"Monstera"}');
+    });
+
+    it('hands a handler the body when it comes without Content-Length, and none when HEADERS ends the stream', async () => {
+      const server = await listenHttp2(toNodeListener(echo));
+      servers.push(server);
+      const session = await server.connect();
+      const withBody = await http2Request(session, 'PUT', '/x', {}, 'some text');
+      assert.equal(JSON.parse(withBody.body).body, 'some text');
+      const without = await http2Request(session, 'POST', '/x');
+      assert.equal(JSON.parse(without.body).body, null);
+    });
+
+    it('sends 100 Continue, then creates, when the client waits for it', async () => {
+      const { session } = await h2Store();
+      const stream = session.request(
+        { ':method': 'POST', ':path': '/plants', ...json, expect: '100-continue' },
+        { endStream: false },
+      );
+      const answered = answerOf(stream);
+      await withDeadline(
+        new Promise<void>((resolve) => stream.once('continue', resolve)),
+        'the 100 Continue',
+      );
+      stream.end('{"id": 8, "name": "Hoya"}');
+      const answer = await answered;
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body, '{"name":"Hoya"}');
+    });
+  });
+
+  describe('request targets', () => {
+    it('answers 400 to OPTIONS * as over HTTP/1.1', async () => {
+      const { session } = await h2Store();
+      const answer = await http2Request(session, 'OPTIONS', '*');
+      assert.equal(answer.status, 400);
+      assert.deepEqual(JSON.parse(answer.body), {
+        error: 400,
+        message: 'the request target is not supported',
+      });
+    });
+
+    it('routes CONNECT like any other method when the server hands it to the listener', async () => {
+      const { store } = testStore();
+      const listener = toNodeListener(store.fetch);
+      const server = await listenHttp2(listener);
+      servers.push(server);
+      // node:http2 answers CONNECT with a bare 405 itself unless someone listens for it.
+      server.server.on('connect', listener);
+      const session = await server.connect();
+      const answer = await http2Request(session, 'CONNECT', undefined, {
+        ':authority': '127.0.0.1:443',
+      });
+      assert.equal(answer.status, 404);
+      assert.deepEqual(JSON.parse(answer.body), { error: 404, message: 'not found' });
+    });
+
+    it('answers 404 to a 60,000-character :path and serves the connection on', async () => {
+      const { session } = await h2Store();
+      const answer = await http2Request(
+        session,
+        'POST',
+        `/plants${'/x'.repeat(30_000)}`,
+        json,
+        '{}',
+      );
+      assert.equal(answer.status, 404);
+      assert.deepEqual(JSON.parse(answer.body), { error: 404, message: 'not found' });
+      const next = await http2Request(
+        session,
+        'POST',
+        '/plants',
+        json,
+        '{"id": 12, "name": "Fern"}',
+      );
+      assert.equal(next.status, 200);
+    });
+  });
+});
