@@ -49,8 +49,9 @@ export function requestArrived(req: IncomingMessage, res: ServerResponse): void 
  * response and all it references be collected with its request.
  */
 export function handedOver(res: ServerResponse): void {
-  const socket = res.socket as ConnectionSocket | null;
-  if (socket === null || socket[OWED] !== res) return;
+  // An HTTP/2 response owes its connection nothing, and has no socket once its stream closed.
+  const socket = res.socket as ConnectionSocket | null | undefined;
+  if (socket?.[OWED] !== res) return;
   socket[OWED] = undefined;
   if (!res.shouldKeepAlive) socket[CLOSING] = true;
   if (socket[INCOMING]?.complete === true) socket[INCOMING] = undefined;

@@ -1,14 +1,14 @@
 /**
  * What HTTP/2 changes for the adapter, as `node:http2`'s compatibility API hands a request over:
- * the authority comes from `:authority` (RFC 9113 section 8.3.1), and a body is whatever follows
- * a HEADERS frame that did not end the stream. The listener decides once per request, by
- * `req.httpVersionMajor`, whether this applies.
+ * the authority comes from `:authority` (RFC 9113 section 8.3.1), a body is whatever follows a
+ * HEADERS frame that did not end the stream, and a response is gone with its stream. The
+ * listener decides once per request, by `req.httpVersionMajor`, whether any of this applies.
  *
  * @module
  */
 
-import type { IncomingMessage } from 'node:http';
-import type { Http2ServerRequest } from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { type ErrorReply, errorReply } from '../errors.ts';
 import { isValidHost } from './host.ts';
 
@@ -74,4 +74,15 @@ function normalised(authority: string, scheme: string): string {
     value = value.slice(0, -defaultPort.length);
   }
   return value;
+}
+
+/**
+ * Whether a response can no longer reach the client: its connection was destroyed or, on
+ * HTTP/2, its stream (an `Http2ServerResponse` has no `destroyed` of its own).
+ */
+export function isResponseGone(res: ServerResponse): boolean {
+  return (
+    (res as { destroyed?: boolean }).destroyed ??
+    (res as unknown as Http2ServerResponse).stream.destroyed
+  );
 }

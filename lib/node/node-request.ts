@@ -13,7 +13,7 @@ import { pathOf } from '../store/url-path.ts';
 import { isTakenOver } from './connection.ts';
 import { transferCodingProblem } from './framing.ts';
 import { ABSOLUTE_FORM, isValidHost } from './host.ts';
-import { isHttp2, readHttp2Head } from './http2.ts';
+import { isHttp2, isResponseGone, readHttp2Head } from './http2.ts';
 import { type BodyState, clientGone, readRequestBody, toBodyStream } from './request-body.ts';
 import { assignedRequestId, requestIdOf } from './request-id.ts';
 
@@ -236,7 +236,7 @@ class ConnectionWatch implements ClientWatch {
 
   get aborted(): boolean {
     // A request the connection handling answered itself (a framing error) is over for the store.
-    return this.#res.destroyed || isTakenOver(this.#res);
+    return isResponseGone(this.#res) || isTakenOver(this.#res);
   }
 
   get reason(): unknown {

@@ -22,6 +22,19 @@ export function wasRead(req: IncomingMessage): boolean {
   return req.readableEnded || req.readableDidRead;
 }
 
+/**
+ * Whether the client left before the exchange was over. An HTTP/2 request whose stream was
+ * reset is not destroyed but marked aborted, and ended as if its body were whole.
+ */
+function clientLeft(req: IncomingMessage): boolean {
+  return req.destroyed || req.aborted;
+}
+
+/** Whether the body arrived whole: HTTP/2 counts a reset request as complete too. */
+function arrivedWhole(req: IncomingMessage): boolean {
+  return req.complete && !req.aborted;
+}
+
 /** What the listener knows of the body stream it handed a handler in a native `Request`. */
 export interface BodyState {
   /** The response, which may owe a `100 Continue` once the body is first read. */
@@ -71,13 +84,13 @@ export function readRequestBody(
   maxBytes: number,
   sink: BodySink,
 ): void {
-  // A host's body parser (express.json(), say) read the body first; a gone client sends no more
-  // events.
-  if (wasRead(req)) {
+  // A host's body parser (express.json(), say) read the body first, unless node dropped it for
+  // a client that reset its HTTP/2 stream; a gone client sends no more events.
+  if (wasRead(req) && !req.aborted) {
     sink.fail(bodyAlreadyRead());
     return;
   }
-  if (req.destroyed) {
+  if (clientLeft(req)) {
     sink.fail(clientGone());
     return;
   }
@@ -108,7 +121,7 @@ export function readRequestBody(
   });
   // With an 'error' listener node reports a lost client as an error too; 'close' covers both.
   req.on('close', () => {
-    if (settled || req.complete) return;
+    if (settled || arrivedWhole(req)) return;
     settled = true;
     sink.fail(clientGone());
   });
@@ -128,14 +141,14 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
           return;
         }
         sendContinue(body.res);
-        if (wasRead(req)) {
+        if (wasRead(req) && !req.aborted) {
           // A host (a body parser under Express) consumed the body before us: an empty body
           // would pass for one the client never sent.
           settled = true;
           controller.error(bodyAlreadyRead());
           return;
         }
-        if (req.destroyed) {
+        if (clientLeft(req)) {
           // The client left before the handler started reading: no event will come any more.
           settled = true;
           controller.error(clientGone());
@@ -157,7 +170,7 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
         req.once('end', () => finish());
         req.once('error', (error) => finish(error));
         req.once('close', () => {
-          if (req.complete) return;
+          if (arrivedWhole(req)) return;
           // The signal first: a handler whose read fails then sees a client that left, not a
           // fault, whichever of the request and the response closes first.
           body.clientLeft();

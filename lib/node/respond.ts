@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply } from '../errors.ts';
 import { isTakenOver } from './connection.ts';
+import { isResponseGone } from './http2.ts';
 import { type ListenerConfig, report } from './listener-config.ts';
 import type { NodeRequest } from './node-request.ts';
 import { type BodyState, drainRequest } from './request-body.ts';
@@ -53,7 +54,7 @@ export async function respond(
     // A client that left, or a request the connection handling answered itself (a framing
     // error that failed the body), is no server error.
     if (!controller.signal.aborted && !isTakenOver(res)) report(config.onError, error);
-    if (!res.destroyed) sendReply(res, errorReply('ERR_INTERNAL'));
+    if (!isResponseGone(res)) sendReply(res, errorReply('ERR_INTERNAL'));
     return;
   }
   await sendResponse(req, res, response, config, controller.signal);

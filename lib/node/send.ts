@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply, JSON_HEADERS } from '../errors.ts';
 import { isTakenOver } from './connection.ts';
+import { isResponseGone } from './http2.ts';
 import { type ListenerConfig, noop, report } from './listener-config.ts';
 import { keepAliveOrClose } from './request-body.ts';
 import { assignedRequestId } from './request-id.ts';
@@ -25,11 +26,12 @@ export async function sendResponse(
   signal: AbortSignal,
 ): Promise<void> {
   const body = response.body;
-  if (res.destroyed || res.headersSent) {
+  const gone = isResponseGone(res);
+  if (gone || res.headersSent) {
     // The client left while the handler worked, or someone else answered: never a second
     // response. A request the connection handling answered (a framing error) keeps that answer.
     body?.cancel().catch(noop);
-    if (!res.destroyed && !isTakenOver(res)) res.destroy();
+    if (!gone && !isTakenOver(res)) res.destroy();
     return;
   }
   keepAliveOrClose(req, res, config, response.status);
@@ -64,13 +66,13 @@ export async function sendResponse(
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done || res.destroyed) break;
+      if (done || isResponseGone(res)) break;
       if (!res.write(value)) await drained(res);
     }
-    if (!res.destroyed) res.end();
+    if (!isResponseGone(res)) res.end();
   } catch (error) {
     // The headers are out: the only honest signal left is to cut the connection.
-    if (!signal.aborted && !res.destroyed) report(config.onError, error);
+    if (!signal.aborted && !isResponseGone(res)) report(config.onError, error);
     res.destroy();
     reader.cancel().catch(noop);
   } finally {

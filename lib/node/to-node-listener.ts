@@ -20,6 +20,7 @@ import {
 } from './listener-config.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { handedOver } from './connection.ts';
+import { isResponseGone } from './http2.ts';
 import { NodeRequest } from './node-request.ts';
 import { drainRequest, keepAliveOrClose } from './request-body.ts';
 import { respond } from './respond.ts';
@@ -150,7 +151,7 @@ function answer(
 ): void {
   try {
     const drain = keepAliveOrClose(req, res, config, reply.status);
-    if (!res.destroyed) {
+    if (!isResponseGone(res)) {
       sendReply(res, reply);
       handedOver(res);
     }

@@ -1,7 +1,8 @@
 /**
  * `toNodeListener` on `node:http2` servers, over real h2c and h2 connections: every answer as
  * over HTTP/1.1, the authority from `:authority` and what a client may send in its place (no
- * authority, two that disagree, odd request targets), and bodies framed by DATA frames alone.
+ * authority, two that disagree, odd request targets), bodies framed by DATA frames alone, and
+ * clients that leave (a reset mid-body or mid-create, a GOAWAY in the middle of a create).
  *
  * @module
  */
@@ -12,7 +13,11 @@ import { createServer } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import type { CreatePlantStoreOptions } from '../../lib/index.ts';
+import {
+  type CreatePlantStoreOptions,
+  createMemoryRepository,
+  type PlantRepository,
+} from '../../lib/index.ts';
 import { toNodeListener } from '../../lib/node.ts';
 import { testStore, TOKEN } from '../support/fakes.ts';
 import {
@@ -31,7 +36,7 @@ import {
   TOKEN as MOUNT_TOKEN,
   type MountCase,
 } from '../support/mount-helpers.ts';
-import { delay, withDeadline } from '../support/node-helpers.ts';
+import { delay, gate, withDeadline } from '../support/node-helpers.ts';
 import { noOpenssl, selfSigned } from '../support/tls.ts';
 
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -314,6 +319,197 @@ describe('toNodeListener on node:http2', () => {
       const answer = await answered;
       assert.equal(answer.status, 200);
       assert.equal(answer.body, '{"name":"Hoya"}');
+    });
+  });
+
+  describe('clients that leave', () => {
+    /** A repository whose creates wait until their signal aborts or `release` opens. */
+    function waitingRepository() {
+      const inner = createMemoryRepository();
+      const entered = gate<AbortSignal>();
+      const release = gate();
+      const repository: PlantRepository = {
+        async create(plant, context) {
+          entered.open(context.signal);
+          await Promise.race([
+            release.promise,
+            new Promise((resolve) => context.signal.addEventListener('abort', resolve)),
+          ]);
+          context.signal.throwIfAborted();
+          return inner.create(plant, context);
+        },
+      };
+      return { repository, entered: entered.promise, release: () => release.open() };
+    }
+
+    /** Resolves once `signal` aborted. */
+    function aborted(signal: AbortSignal): Promise<void> {
+      return withDeadline(
+        new Promise<void>((resolve) => {
+          if (signal.aborted) resolve();
+          signal.addEventListener('abort', () => resolve());
+        }),
+        "the repository's signal to abort",
+      );
+    }
+
+    it('creates nothing and reports nothing when the client resets the stream mid-body', async () => {
+      const { server, repository, onError } = await h2Store();
+      const raw = await rawHttp2(server.port);
+      const fields = (path: string, method = 'POST') =>
+        [
+          [':method', method],
+          [':scheme', 'http'],
+          [':path', path],
+          [':authority', 'a.test'],
+          ['authorization', `Bearer ${TOKEN}`],
+          ['content-type', 'application/json'],
+        ] as const;
+      raw.headers(1, fields('/plants'), false);
+      // A whole plant, but no END_STREAM: more of the body may follow.
+      raw.data(1, '{"id": 5, "name": "Fern"}', false);
+      await delay(20);
+      raw.reset(1, constants.NGHTTP2_CANCEL);
+      raw.headers(3, fields('/openapi.json', 'GET'), true);
+      await raw.ended(3, 'the document after the reset');
+      assert.match(raw.body(3), /"openapi":"3\.1\.0"/);
+      await delay(20);
+      raw.close();
+      assert.equal(repository.create.mock.callCount(), 0);
+      assert.equal(onError.mock.callCount(), 0);
+    });
+
+    it('creates nothing and reports nothing when the client resets the stream while its token is checked', async () => {
+      const checking = gate();
+      const verdict = gate();
+      const { session, repository, onError } = await h2Store({
+        verifier: {
+          async verify() {
+            checking.open();
+            await verdict.promise;
+            return { valid: true };
+          },
+        },
+      });
+      const stream = session.request({ ':method': 'POST', ':path': '/plants', ...json });
+      stream.on('error', () => {});
+      stream.end('{"id": 4, "name": "Fern"}');
+      await withDeadline(checking.promise, 'the token check');
+      stream.close(constants.NGHTTP2_CANCEL);
+      await withDeadline(new Promise((resolve) => stream.once('close', resolve)), 'the reset');
+      await delay(20);
+      verdict.open();
+      await delay(20);
+      assert.equal(repository.create.mock.callCount(), 0);
+      assert.equal(onError.mock.callCount(), 0);
+    });
+
+    it("fails a handler's body read, never handing it part of the body, when the client resets the stream mid-body", async () => {
+      const read = gate<string>();
+      const errors: unknown[] = [];
+      const server = await listenHttp2(
+        toNodeListener(
+          async (request) => {
+            const text = await request.text().then(
+              (body) => `read: ${body}`,
+              (error: Error) => `failed: ${error.name}`,
+            );
+            read.open(text);
+            return new Response(text);
+          },
+          { onError: (error) => errors.push(error) },
+        ),
+      );
+      servers.push(server);
+      const raw = await rawHttp2(server.port);
+      raw.headers(
+        1,
+        [
+          [':method', 'PUT'],
+          [':scheme', 'http'],
+          [':path', '/x'],
+          [':authority', 'a.test'],
+        ],
+        false,
+      );
+      raw.data(1, 'the first half', false);
+      await delay(20);
+      raw.reset(1, constants.NGHTTP2_CANCEL);
+      assert.equal(await withDeadline(read.promise, "the handler's read"), 'failed: AbortError');
+      await delay(20);
+      raw.close();
+      assert.deepEqual(errors, []);
+    });
+
+    it("aborts the repository's signal, reporting nothing, when the client resets the stream during a create", async () => {
+      const waiting = waitingRepository();
+      const { session, onError } = await h2Store({ repository: waiting.repository });
+      const stream = session.request({ ':method': 'POST', ':path': '/plants', ...json });
+      stream.on('error', () => {});
+      stream.end('{"id": 6, "name": "Fern"}');
+      const signal = await withDeadline(waiting.entered, 'the create to reach the repository');
+      stream.close(constants.NGHTTP2_CANCEL);
+      await aborted(signal);
+      await delay(20);
+      assert.equal(onError.mock.callCount(), 0);
+    });
+
+    it('serves the other streams of a connection on which one stream is reset mid-body', async () => {
+      const { server, repository, onError } = await h2Store();
+      const raw = await rawHttp2(server.port);
+      const streams = Array.from({ length: 20 }, (_, i) => 2 * i + 1);
+      const resetOne = 21;
+      for (const id of streams) {
+        raw.headers(
+          id,
+          [
+            [':method', 'POST'],
+            [':scheme', 'http'],
+            [':path', '/plants'],
+            [':authority', 'a.test'],
+            ['authorization', `Bearer ${TOKEN}`],
+            ['content-type', 'application/json'],
+          ],
+          false,
+        );
+        raw.data(id, `{"id": ${id}, `, false);
+      }
+      raw.reset(resetOne, constants.NGHTTP2_CANCEL);
+      for (const id of streams) if (id !== resetOne) raw.data(id, `"name": "p${id}"}`, true);
+      for (const id of streams) {
+        if (id === resetOne) continue;
+        await raw.ended(id, `the answer on stream ${id}`);
+        assert.deepEqual(JSON.parse(raw.body(id)), { name: `p${id}` }, `stream ${id}`);
+      }
+      raw.close();
+      const ids = repository.create.mock.calls.map((call) => call.arguments[0].id);
+      assert.equal(ids.length, streams.length - 1);
+      assert.ok(!ids.includes(BigInt(resetOne)));
+      assert.equal(onError.mock.callCount(), 0);
+    });
+
+    it('finishes a create in flight when the client sends GOAWAY with NO_ERROR', async () => {
+      const waiting = waitingRepository();
+      const { session } = await h2Store({ repository: waiting.repository });
+      const created = http2Request(session, 'POST', '/plants', json, '{"id": 10, "name": "Fern"}');
+      await withDeadline(waiting.entered, 'the create to reach the repository');
+      session.goaway(constants.NGHTTP2_NO_ERROR);
+      await delay(20);
+      waiting.release();
+      const answer = await created;
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body, '{"name":"Fern"}');
+    });
+
+    it("aborts the repository's signal, reporting nothing, when the client sends GOAWAY with an error", async () => {
+      const waiting = waitingRepository();
+      const { session, onError } = await h2Store({ repository: waiting.repository });
+      http2Request(session, 'POST', '/plants', json, '{"id": 11, "name": "Fern"}').catch(() => {});
+      const signal = await withDeadline(waiting.entered, 'the create to reach the repository');
+      session.goaway(constants.NGHTTP2_INTERNAL_ERROR);
+      await aborted(signal);
+      await delay(20);
+      assert.equal(onError.mock.callCount(), 0);
     });
   });
 
