@@ -1,14 +1,15 @@
 /**
  * What HTTP/2 changes for the adapter, as `node:http2`'s compatibility API hands a request over:
  * the authority comes from `:authority` (RFC 9113 section 8.3.1), a body is whatever follows a
- * HEADERS frame that did not end the stream, and a response is gone with its stream. The
- * listener decides once per request, by `req.httpVersionMajor`, whether any of this applies.
+ * HEADERS frame that did not end the stream, a response is gone with its stream, and a body the
+ * answer did not need is refused by closing the stream, not the connection. The listener
+ * decides once per request, by `req.httpVersionMajor`, whether any of this applies.
  *
  * @module
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Stream } from 'node:http2';
 import { type ErrorReply, errorReply } from '../errors.ts';
 import { isValidHost } from './host.ts';
 
@@ -74,6 +75,34 @@ function normalised(authority: string, scheme: string): string {
     value = value.slice(0, -defaultPort.length);
   }
   return value;
+}
+
+/**
+ * Asks the client to stop sending a body the answer does not need: once the response went out
+ * whole, END_STREAM included, the stream is reset with NO_ERROR (RFC 9113 section 8.1), which
+ * leaves the connection's other streams alone. A client that does not take the response within
+ * `timeout` ms has its stream reset all the same. A stream the HEADERS frame ended is left to
+ * close itself.
+ */
+export function closeStreamAfterResponse(res: ServerResponse, timeout: number): void {
+  const stream = (res as unknown as Http2ServerResponse).stream;
+  if (!stream.endAfterHeaders) {
+    stream.once('finish', () => closeOnceSent(stream, Date.now() + timeout, 1));
+  }
+}
+
+/**
+ * Resets `stream` once its END_STREAM was sent. Node says so only in the stream's state, and
+ * sends it after the socket took the response's last write: a reset submitted before would
+ * overtake it, so the state is looked at again, less and less often, until then.
+ */
+function closeOnceSent(stream: ServerHttp2Stream, deadline: number, wait: number): void {
+  if (stream.closed) return;
+  if (stream.state.localClose === 1 || Date.now() >= deadline) {
+    stream.close();
+    return;
+  }
+  setTimeout(closeOnceSent, wait, stream, deadline, wait * 2).unref();
 }
 
 /**

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodySink } from '../operation/plain-request.ts';
 import { bodyAlreadyRead } from '../operation/read-body.ts';
 import { continueWithheld, sendContinue } from './connection.ts';
+import { closeStreamAfterResponse, isHttp2 } from './http2.ts';
 import type { ListenerConfig } from './listener-config.ts';
 
 /** The error a read fails with, and the reason a watch gives, once the client went away. */
@@ -50,7 +51,8 @@ export interface BodyState {
  * after the response, so the connection serves on, when it is known to be small enough; else
  * the response says `Connection: close` and the connection closes after it. Closed: a `413`
  * (reading the body it refused would defeat it), a body whose `100 Continue` was never sent
- * (the client may never send it), and a chunked body or one over `maxDrainBytes`.
+ * (the client may never send it), and a chunked body or one over `maxDrainBytes`. On HTTP/2
+ * only the request's stream is closed, after the response.
  *
  * @returns Whether the unread body is to be drained.
  */
@@ -61,6 +63,11 @@ export function keepAliveOrClose(
   status: number,
 ): boolean {
   if (req.complete) return false;
+  if (isHttp2(req)) {
+    // The connection needs no drained body to go on: its other streams are framed apart.
+    closeStreamAfterResponse(res, config.drainTimeout);
+    return false;
+  }
   const { 'content-length': declared, 'transfer-encoding': coding } = req.headers;
   // No body at all: the request is complete but for node's last step.
   if (coding === undefined && (declared === undefined || declared === '0')) return false;

@@ -304,6 +304,39 @@ describe('toNodeListener on node:http2', () => {
       assert.equal(JSON.parse(without.body).body, null);
     });
 
+    it('answers 413, then resets the stream, when a client sends DATA for ever, and serves the connection on', async () => {
+      const { session, repository } = await h2Store();
+      const endless = session.request({ ':method': 'POST', ':path': '/plants', ...json });
+      const answered = answerOf(endless);
+      const chunk = Buffer.alloc(16_384, 0x20);
+      let sent = 0;
+      const pump = (): void => {
+        while (!endless.closed && !endless.destroyed) {
+          sent += chunk.length;
+          if (!endless.write(chunk)) {
+            endless.once('drain', pump);
+            return;
+          }
+        }
+      };
+      pump();
+      const beside = http2Request(session, 'POST', '/plants', json, '{"id": 7, "name": "Pilea"}');
+      const answer = await withDeadline(answered, 'the 413 and the end of the endless stream');
+      assert.equal(answer.status, 413);
+      assert.deepEqual(JSON.parse(answer.body), {
+        error: 413,
+        message: 'request body is larger than 1000 bytes',
+      });
+      // RST_STREAM with NO_ERROR: "stop sending", the response kept (RFC 9113 section 8.1).
+      assert.equal(answer.rstCode, constants.NGHTTP2_NO_ERROR);
+      const sentAtClose = sent;
+      await delay(50);
+      assert.equal(sent, sentAtClose, 'the client stopped sending');
+      assert.equal((await beside).status, 200);
+      assert.equal((await http2Request(session, 'GET', '/openapi.json')).status, 200);
+      assert.equal(repository.create.mock.callCount(), 1);
+    });
+
     it('sends 100 Continue, then creates, when the client waits for it', async () => {
       const { session } = await h2Store();
       const stream = session.request(
