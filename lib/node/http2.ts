@@ -1,9 +1,9 @@
 /**
  * What HTTP/2 changes for the adapter, as `node:http2`'s compatibility API hands a request over:
  * the authority comes from `:authority` (RFC 9113 section 8.3.1), a body is whatever follows a
- * HEADERS frame that did not end the stream, a response is gone with its stream, and a body the
- * answer did not need is refused by closing the stream, not the connection. The listener
- * decides once per request, by `req.httpVersionMajor`, whether any of this applies.
+ * HEADERS frame that did not end the stream, a response carries no connection-specific field,
+ * and a body the answer did not need is refused by closing the stream, not the connection. The
+ * listener decides once per request, by `req.httpVersionMajor`, whether any of this applies.
  *
  * @module
  */
@@ -75,6 +75,30 @@ function normalised(authority: string, scheme: string): string {
     value = value.slice(0, -defaultPort.length);
   }
   return value;
+}
+
+/**
+ * The fields HTTP/2 forbids in a response (RFC 9113 section 8.2.2), which node refuses to send:
+ * a handler's `Response` may carry them for HTTP/1.1, so they are dropped here, as an
+ * intermediary drops them.
+ */
+const CONNECTION_SPECIFIC: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+  'te',
+]);
+
+/** A handler's response headers as a flat name/value list an HTTP/2 response can carry. */
+export function http2Fields(headers: Headers): string[] {
+  const fields: string[] = [];
+  for (const [name, value] of headers) {
+    if (!CONNECTION_SPECIFIC.has(name)) fields.push(name, value);
+  }
+  return fields;
 }
 
 /**

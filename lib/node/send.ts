@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply, JSON_HEADERS } from '../errors.ts';
 import { isTakenOver } from './connection.ts';
-import { isResponseGone } from './http2.ts';
+import { http2Fields, isHttp2, isResponseGone } from './http2.ts';
 import { type ListenerConfig, noop, report } from './listener-config.ts';
 import { keepAliveOrClose } from './request-body.ts';
 import { assignedRequestId } from './request-id.ts';
@@ -35,15 +35,22 @@ export async function sendResponse(
     return;
   }
   keepAliveOrClose(req, res, config, response.status);
+  const http2 = isHttp2(req);
   // Iterating `Headers` yields each Set-Cookie on its own; the flat list keeps them separate.
-  const headers: string[] = [];
-  for (const [name, value] of response.headers) headers.push(name, value);
+  let headers: string[];
+  if (http2) {
+    headers = http2Fields(response.headers);
+  } else {
+    headers = [];
+    for (const [name, value] of response.headers) headers.push(name, value);
+  }
   const requestId = assignedRequestId(req);
   if (requestId !== undefined && !response.headers.has('x-request-id')) {
     headers.push('x-request-id', requestId);
   }
   try {
-    if (response.statusText === '') res.writeHead(response.status, headers);
+    // HTTP/2 has no status text: node warns when given one.
+    if (response.statusText === '' || http2) res.writeHead(response.status, headers);
     else res.writeHead(response.status, response.statusText, headers);
   } catch (error) {
     // A header node refuses: nothing was sent yet, so this is still a clean 500.

@@ -1,8 +1,9 @@
 /**
  * `toNodeListener` on `node:http2` servers, over real h2c and h2 connections: every answer as
  * over HTTP/1.1, the authority from `:authority` and what a client may send in its place (no
- * authority, two that disagree, odd request targets), bodies framed by DATA frames alone, and
- * clients that leave (a reset mid-body or mid-create, a GOAWAY in the middle of a create).
+ * authority, two that disagree, odd request targets), bodies framed by DATA frames alone (one
+ * sent for ever among them), responses without HTTP/1.1's connection fields, and clients that
+ * leave (a reset mid-body or mid-create, a GOAWAY in the middle of a create).
  *
  * @module
  */
@@ -352,6 +353,44 @@ describe('toNodeListener on node:http2', () => {
       const answer = await answered;
       assert.equal(answer.status, 200);
       assert.equal(answer.body, '{"name":"Hoya"}');
+    });
+  });
+
+  describe('responses', () => {
+    it("drops the connection-specific headers and the status text of a handler's Response", async () => {
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on('warning', onWarning);
+      const errors: unknown[] = [];
+      const server = await listenHttp2(
+        toNodeListener(
+          () =>
+            new Response('fine', {
+              status: 202,
+              statusText: 'Quite Accepted',
+              headers: {
+                connection: 'keep-alive',
+                'keep-alive': 'timeout=5',
+                'transfer-encoding': 'chunked',
+                upgrade: 'h2c',
+                'x-kept': 'yes',
+              },
+            }),
+          { onError: (error) => errors.push(error) },
+        ),
+      );
+      servers.push(server);
+      const answer = await http2Request(await server.connect(), 'GET', '/');
+      await delay(10);
+      process.off('warning', onWarning);
+      assert.equal(answer.status, 202);
+      assert.equal(answer.body, 'fine');
+      assert.equal(answer.headers['x-kept'], 'yes');
+      for (const name of ['connection', 'keep-alive', 'transfer-encoding', 'upgrade']) {
+        assert.equal(answer.headers[name], undefined, name);
+      }
+      assert.deepEqual(errors, []);
+      assert.deepEqual(warnings, []);
     });
   });
 
