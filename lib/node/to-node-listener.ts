@@ -58,9 +58,17 @@ const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE'
  * The listener uses `req.url` as the path, so under Express it sees the path below its mount
  * point. Server limits (timeouts, header size) belong to the server: see `serve`.
  *
+ * On `http2.createServer` and `http2.createSecureServer` (with or without `allowHTTP1`) it
+ * answers exactly as over HTTP/1.1: the URL's authority comes from `:authority`, or from `Host`
+ * when a client sends only that (one that names another authority is a `400`, RFC 9113 section
+ * 8.3.1); a HEADERS frame that ends the stream means no body; connection-specific headers and
+ * the status text of a `Response` are dropped; and a body left unread is refused by resetting
+ * its stream (NO_ERROR) once the response went out, never the connection.
+ *
  * @param handler The handler that answers every request.
  * @param options The error callback and the drain limits.
- * @returns A listener for `http.createServer(listener)` or `app.use(listener)`.
+ * @returns A listener for `http.createServer(listener)`, `app.use(listener)` or
+ *   `http2.createSecureServer(options, listener)`.
  * @throws {TypeError} When `handler` is not a function, an option is not a non-negative integer,
  *   or an option's name is unknown (the nearest known one is named).
  * @example
