@@ -39,9 +39,7 @@ export type CreatePlantOutcome =
  *
  * @typeParam Principal What the store's `TokenVerifier` hands back for an accepted token.
  */
-export interface PlantRepositoryContext<Principal = unknown> {
-  /** The signal that fires when the client goes away or the store's deadline passes. */
-  readonly signal: AbortSignal;
+export interface PlantRepositoryContext<Principal = unknown> extends TokenVerifierContext {
   /** The principal the `TokenVerifier` handed back for this request, if it gave one. */
   readonly principal?: Principal | undefined;
 }
@@ -113,10 +111,32 @@ export type TokenRejectionReason =
   | 'malformed'
   | 'unknown_token';
 
-/** What a verifier receives beside the token. */
+/** What a verifier (and a repository) receives beside the token. */
 export interface TokenVerifierContext {
   /** The signal that fires when the client goes away or the store's deadline passes. */
   readonly signal: AbortSignal;
+  /**
+   * The request's method, URL and headers, read-only; never its body, which the store reads.
+   * Absent when the collaborator is called other than by a store (a test, the conformance kit).
+   */
+  readonly request?: RequestHead | undefined;
+  /**
+   * What the host has for this request, so that auth it already did need not be done again:
+   * Fastify's `request` (`request.user` from `@fastify/jwt`), Express's `req` (`req.user` from
+   * a middleware), or what the host passed as the second argument of `fetch` (a Hono context:
+   * `store.fetch(c.req.raw, c)`; `Deno.serve`, `Bun.serve` and Workers pass their own).
+   */
+  readonly host?: unknown;
+}
+
+/** A request as collaborators see it: its method, URL and headers, made when first read. */
+export interface RequestHead {
+  /** The HTTP method. */
+  readonly method: string;
+  /** The request's URL; behind `plant-store/node`, made from its `Host` and target. */
+  readonly url: string;
+  /** The request's headers. */
+  readonly headers: Headers;
 }
 
 /**
@@ -166,7 +186,8 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    * ended at its deadline (`ERR_VERIFIER_TIMEOUT` or `ERR_REPOSITORY_TIMEOUT`: the client sees
    * `503`). A throw or a rejection of its own is swallowed. The context names the request, for
    * a log line that matches the access log's.
-   * @default console.error
+   * @default the host request's own logger when it has one (`context.host.log.error`, as
+   *   Fastify's request and pino-http's `req` have), else `console.error`
    */
   readonly onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
   /**
@@ -227,6 +248,8 @@ export interface ErrorContext {
    * undefined), so a log line never carries control characters or kilobytes from a client.
    */
   readonly requestId?: string | undefined;
+  /** What the host has for the request (see `TokenVerifierContext.host`): its logger, say. */
+  readonly host?: unknown;
 }
 
 /** A plant store: the operation and a router around it. */
@@ -234,10 +257,11 @@ export interface PlantStore {
   /**
    * The create-a-plant operation for any path a host mounts it on: it does not look at the URL.
    */
-  readonly handleCreatePlant: (request: Request) => Promise<Response>;
+  readonly handleCreatePlant: (request: Request, host?: unknown) => Promise<Response>;
   /**
    * The whole API: `POST /plants`, `GET /openapi.json` and `404`/`405` for the rest. Fits
-   * `Deno.serve`, `Bun.serve` and `export default { fetch }` hosts.
+   * `Deno.serve`, `Bun.serve` and `export default { fetch }` hosts. `host`, when given, reaches
+   * the collaborators as `context.host` (a Hono context: `store.fetch(c.req.raw, c)`).
    */
-  readonly fetch: (request: Request) => Promise<Response>;
+  readonly fetch: (request: Request, host?: unknown) => Promise<Response>;
 }

@@ -51,6 +51,7 @@ class CreateTrace implements Collaborators {
       requestId: usableRequestId(input.requestId()),
       method: input.method,
       path: input.path,
+      route: input.route,
       traceparent: input.header('traceparent') ?? undefined,
       tracestate: input.header('tracestate') ?? undefined,
     };

@@ -31,6 +31,12 @@ export interface CreateChannelMessage {
   readonly method: string;
   /** The request's path, without the query string (`undefined` for a target that is no path). */
   readonly path: string | undefined;
+  /**
+   * The route the request matched, as a template with the base path and any mount path
+   * (`/api/plants`, `/:tenant/plants`); `undefined` through `handleCreatePlant`, which answers
+   * wherever a host mounts it.
+   */
+  readonly route: string | undefined;
   /** The caller's W3C `traceparent` header, when it sent one. */
   readonly traceparent: string | undefined;
   /** The caller's W3C `tracestate` header, when it sent one. */

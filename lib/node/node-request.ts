@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply } from '../errors.ts';
 import type { BodySink, ClientWatch, PlainRequest } from '../operation/plain-request.ts';
+import type { RequestHead } from '../types.ts';
 import { pathOf } from '../store/url-path.ts';
 import { isTakenOver } from './connection.ts';
 import { transferCodingProblem } from './framing.ts';
@@ -51,12 +52,25 @@ export class NodeRequest implements PlainRequest {
   declare private readonly req: IncomingMessage;
   declare private readonly res: ServerResponse;
   /** The one `Host` line (on HTTP/2 the authority), `undefined` when there is none or more than one. */
-  declare private readonly host: string | undefined;
+  declare private readonly authority: string | undefined;
   declare private watch: ConnectionWatch | undefined;
+  declare private head_: RequestHead | undefined;
+  /** What the host has for the request: a framework's request, else node's own. */
+  declare readonly host: unknown;
+  declare readonly route: string | undefined;
 
-  constructor(req: IncomingMessage, res: ServerResponse) {
+  /**
+   * @param host What the host has for the request, when it is not node's own (Fastify's).
+   * @param route The store route the request would match, for telemetry.
+   */
+  constructor(
+    req: IncomingMessage,
+    res: ServerResponse,
+    host: unknown = req,
+    route: string | undefined = undefined,
+  ) {
     const raw = req.rawHeaders;
-    let host: string | undefined;
+    let authority: string | undefined;
     let hosts = 0;
     let authorization: string | null = null;
     let contentType: string | null = null;
@@ -74,7 +88,7 @@ export class NodeRequest implements PlainRequest {
       switch (name.length) {
         case 4:
           if (name === 'Host' || name.toLowerCase() === 'host') {
-            host = hosts === 0 ? value : undefined;
+            authority = hosts === 0 ? value : undefined;
             hosts++;
           }
           break;
@@ -118,6 +132,9 @@ export class NodeRequest implements PlainRequest {
     this.req = req;
     this.res = res;
     this.watch = undefined;
+    this.head_ = undefined;
+    this.host = host;
+    this.route = route;
     this.method = req.method ?? 'GET';
     this.authorization = authorization;
     this.contentType = contentType;
@@ -130,15 +147,15 @@ export class NodeRequest implements PlainRequest {
     this.path = targetPath(req.url);
     this.upgrade = upgrade;
     if (isHttp2(req)) {
-      const head = readHttp2Head(req, host, hosts);
-      this.host = head.host;
+      const head = readHttp2Head(req, authority, hosts);
+      this.authority = head.host;
       this.hasBody = head.hasBody;
       this.problem = head.problem;
       return;
     }
-    this.host = host;
+    this.authority = authority;
     this.hasBody = transferEncoding !== null || contentLength !== null;
-    this.problem = !isValidHost(host)
+    this.problem = !isValidHost(authority)
       ? errorReply('ERR_BAD_REQUEST', 'the Host header is missing or not valid')
       : transferEncoding === null
         ? undefined
@@ -168,6 +185,36 @@ export class NodeRequest implements PlainRequest {
     return value;
   }
 
+  head(): RequestHead {
+    this.head_ ??= {
+      method: this.method,
+      url: this.url() ?? this.req.url ?? '',
+      headers: this.headers(),
+    };
+    return this.head_;
+  }
+
+  /** The URL from `Host` and the target, as fetch sees it; `undefined` for an unsupported target. */
+  private url(): string | undefined {
+    const req = this.req;
+    const target = req.url ?? '';
+    if (this.path === undefined) return ABSOLUTE_FORM.test(target) ? target : undefined;
+    const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+    return (encrypted ? 'https://' : 'http://') + (this.authority as string) + target;
+  }
+
+  /** Every header line but HTTP/2 pseudo-headers, with the authority in `Host` on HTTP/2 too. */
+  private headers(): Headers {
+    const headers = new Headers();
+    const raw = this.req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i] as string;
+      if (name.charCodeAt(0) !== 58 /* ':' */) headers.append(name, raw[i + 1] as string);
+    }
+    if (isHttp2(this.req) && !headers.has('host')) headers.set('host', this.authority as string);
+    return headers;
+  }
+
   /**
    * The native `Request` for a handler that is no plant store's route: the URL from `Host` and
    * the target, every header line but HTTP/2 pseudo-headers, the body a lazy stream (none for
@@ -175,35 +222,19 @@ export class NodeRequest implements PlainRequest {
    * a `400` Error body.
    */
   toRequest(signal: AbortSignal, body: BodyState): Request | ErrorReply {
-    const req = this.req;
-    const target = req.url ?? '';
-    let url: string;
-    if (this.path !== undefined) {
-      const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-      url = (encrypted ? 'https://' : 'http://') + (this.host as string) + target;
-    } else if (ABSOLUTE_FORM.test(target)) {
-      url = target;
-    } else {
+    const url = this.url();
+    if (url === undefined)
       return errorReply('ERR_BAD_REQUEST', 'the request target is not supported');
-    }
-    const headers = new Headers();
-    const raw = req.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i] as string;
-      // HTTP/2 pseudo-headers (`:authority`, ...) are no header a Request can carry.
-      if (name.charCodeAt(0) !== 58 /* ':' */) headers.append(name, raw[i + 1] as string);
-    }
-    // The handler sees the authority in Host whichever protocol carried it.
-    if (isHttp2(req) && !headers.has('host')) headers.set('host', this.host as string);
+    const headers = this.headers();
     // The id a server gave the request travels with it, in place of an unusable one the client sent.
-    const requestId = assignedRequestId(req);
+    const requestId = assignedRequestId(this.req);
     if (requestId !== undefined) headers.set('x-request-id', requestId);
 
     const method = this.method;
     const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
     // A stream only when there is a body to read: GET and HEAD never have one for fetch.
     if (this.hasBody && this.declaredLength !== 0 && method !== 'GET' && method !== 'HEAD') {
-      init.body = toBodyStream(req, body);
+      init.body = toBodyStream(this.req, body);
       // Required by fetch for a stream body: https://fetch.spec.whatwg.org/#dom-requestinit-duplex
       init.duplex = 'half';
     }

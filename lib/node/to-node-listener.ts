@@ -98,7 +98,7 @@ export function toNodeListener(
   // A plant store's own routes read the adapter's request as it is and answer plain replies.
   const plain = routesOf(handler);
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    const request = new NodeRequest(req, res);
+    const request = new NodeRequest(req, res, req, plain?.path);
     // Node reads nothing more on a connection after a request that asks for an upgrade: it is
     // answered, then closed, so no later request waits unanswered on it.
     if (request.upgrade) res.shouldKeepAlive = false;

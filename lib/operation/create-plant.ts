@@ -107,6 +107,8 @@ class Create implements BodySink, Expiring {
   /** What the create waits on, for the deadline's report. */
   #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
   #principal: unknown;
+  /** The body limit, once the headers passed. */
+  #limit = 0;
   #controller: AbortController | undefined;
   readonly #deadline: Deadline;
   readonly #store: Store;
@@ -143,7 +145,7 @@ class Create implements BodySink, Expiring {
     this.#calling = true;
     this.#collaborators.verify(
       token,
-      new CollaboratorContext(this),
+      new CollaboratorContext(this, this.#input),
       (verdict) => this.#checkHeaders(verdict),
       (error) => this.fail(error),
     );
@@ -156,7 +158,9 @@ class Create implements BodySink, Expiring {
     if (!verdict.valid) return this.#tokenRejected(verdict.reason);
     this.#principal = verdict.principal;
     const input = this.#input;
-    const { maxBodyBytes, tooLarge } = this.#store;
+    const { maxBodyBytes } = this.#store;
+    // A host's own limit (Fastify's bodyLimit) holds when it is the lower.
+    const limit = (this.#limit = Math.min(maxBodyBytes, input.bodyLimit ?? maxBodyBytes));
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
     if (!input.hasBody || input.declaredLength === 0) return this.#refuse('ERR_BODY_REQUIRED');
     // 4. Media type, and a body as it is: never decoded as if it had no coding.
@@ -165,10 +169,10 @@ class Create implements BodySink, Expiring {
       return this.#refuse('ERR_UNSUPPORTED_CONTENT_ENCODING');
     }
     // 5. Size, as declared: refused before a byte is read.
-    if (input.declaredLength > maxBodyBytes) return this.#refuse('ERR_BODY_TOO_LARGE', tooLarge);
+    if (input.declaredLength > limit) return this.#refuse('ERR_BODY_TOO_LARGE', this.#tooLarge());
     this.#waitingOn = 'body';
     try {
-      input.readBody(maxBodyBytes, this);
+      input.readBody(limit, this);
     } catch (error) {
       this.fail(error);
     }
@@ -179,7 +183,7 @@ class Create implements BodySink, Expiring {
     if (this.#over) return;
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (typeof bytes === 'string') {
-      return this.#refuse(bytes, bytes === 'ERR_BODY_TOO_LARGE' ? this.#store.tooLarge : undefined);
+      return this.#refuse(bytes, bytes === 'ERR_BODY_TOO_LARGE' ? this.#tooLarge() : undefined);
     }
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
@@ -193,7 +197,7 @@ class Create implements BodySink, Expiring {
     this.#calling = true;
     this.#collaborators.store(
       plant,
-      new CollaboratorContext(this, this.#principal),
+      new CollaboratorContext(this, this.#input, this.#principal),
       (stored) => this.#reply(plant, stored),
       (error) => this.fail(error),
     );
@@ -233,9 +237,18 @@ class Create implements BodySink, Expiring {
     this.#end(reason, unanswered);
   }
 
+  /** The `413` message, which names the limit. */
+  #tooLarge(): string {
+    const limit = this.#limit;
+    const store = this.#store;
+    return limit === store.maxBodyBytes
+      ? store.tooLarge
+      : `request body is larger than ${limit} bytes`;
+  }
+
   /** A refused token: `401`, and the host hears why when it asked to and the verifier said. */
   #tokenRejected(reason: TokenRejectionReason | undefined): void {
-    this.#store.tokenRejected?.(reason, { requestId: usableRequestId(this.#input.requestId()) });
+    this.#store.tokenRejected?.(reason, this.#errorContext());
     this.#refuse('ERR_INVALID_TOKEN');
   }
 
@@ -245,7 +258,13 @@ class Create implements BodySink, Expiring {
   }
 
   #report(error: unknown): void {
-    this.#store.report(error, { requestId: usableRequestId(this.#input.requestId()) });
+    this.#store.report(error, this.#errorContext());
+  }
+
+  #errorContext(): ErrorContext {
+    const { host } = this.#input;
+    const requestId = usableRequestId(this.#input.requestId());
+    return host === undefined ? { requestId } : { requestId, host };
   }
 
   /** Whether a collaborator's answer comes too late: the create is over, or its client left. */

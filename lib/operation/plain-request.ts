@@ -7,6 +7,7 @@
  */
 
 import type { ErrorReply, PlantApiErrorCode } from '../errors.ts';
+import type { RequestHead } from '../types.ts';
 
 /**
  * How the operation learns that the client went away: the part of an `AbortSignal` it uses, so
@@ -61,6 +62,14 @@ export interface PlainRequest {
   readonly path: string | undefined;
   /** A header by its lower-case name, `null` when absent; read only for the diagnostics channels. */
   readonly header: (name: string) => string | null;
+  /** The request's method, URL and headers for collaborators, made on first call. */
+  readonly head: () => RequestHead;
+  /** What the host has for the request (a framework's request object), else `undefined`. */
+  readonly host: unknown;
+  /** A body limit of the host's own (Fastify's `bodyLimit`), when it is below the store's. */
+  readonly bodyLimit?: number;
+  /** The route the request matched, as a template (`/:tenant/plants`), for telemetry. */
+  readonly route?: string;
 }
 
 /**

@@ -29,7 +29,7 @@ import type { CollaboratorChannelMessage, CreateChannelMessage } from '../diagno
 const NAME = 'plant-store';
 /** The package's version, as the instrumentation scope reports it. */
 export const INSTRUMENTATION_VERSION = '0.1.0';
-/** The route every create answers, as spans and metrics name it. */
+/** The route of a create through `handleCreatePlant`, mounted wherever the host chose. */
 const ROUTE = '/plants';
 
 /** The methods HTTP's semantic conventions name; any other is recorded as `_OTHER`. */
@@ -163,13 +163,13 @@ export class PlantStoreInstrumentation extends InstrumentationBase<PlantStoreIns
     const parent = underSpan ? active : propagation.extract(active, traceCarrier(message));
     const method = methodOf(message);
     const span = this.tracer.startSpan(
-      `${method === '_OTHER' ? 'HTTP' : method} ${ROUTE}`,
+      `${method === '_OTHER' ? 'HTTP' : method} ${routeOf(message)}`,
       {
         kind: underSpan ? SpanKind.INTERNAL : SpanKind.SERVER,
         attributes: {
           'http.request.method': method,
           ...(method === '_OTHER' ? { 'http.request.method_original': message.method } : {}),
-          'http.route': ROUTE,
+          'http.route': routeOf(message),
           ...(message.path === undefined ? {} : { 'url.path': message.path }),
           ...(message.requestId === undefined
             ? {}
@@ -207,7 +207,7 @@ export class PlantStoreInstrumentation extends InstrumentationBase<PlantStoreIns
     span.end();
     this._duration.record((performance.now() - startedAt) / 1000, {
       'http.request.method': methodOf(message),
-      'http.route': ROUTE,
+      'http.route': routeOf(message),
       'http.response.status_code': status,
       ...(status >= 400 ? { 'error.type': outcome } : {}),
     });
@@ -246,6 +246,11 @@ function traceCarrier(message: CreateChannelMessage): Record<string, string> {
   if (message.traceparent !== undefined) carrier.traceparent = message.traceparent;
   if (message.tracestate !== undefined) carrier.tracestate = message.tracestate;
   return carrier;
+}
+
+/** The route template the store matched, base path included; `/plants` where it is not known. */
+function routeOf(message: CreateChannelMessage): string {
+  return message.route ?? ROUTE;
 }
 
 /** The method as the semantic conventions record it: a made-up one would be a series of its own. */

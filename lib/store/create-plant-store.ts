@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../errors.ts';
+import {
+  type ErrorReply,
+  errorReply,
+  JSON_HEADERS,
+  PlantApiError,
+  replyResponse,
+} from '../errors.ts';
 import { callHook } from '../options/call-hook.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
@@ -90,7 +96,7 @@ export function createPlantStore<Principal = unknown>(
     verifier,
     maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
     timeoutMs = DEFAULT_TIMEOUT_MS,
-    onError = console.error,
+    onError = logFault,
     onTokenRejected,
     cors,
     basePath,
@@ -133,9 +139,9 @@ export function createPlantStore<Principal = unknown>(
     policy?.wrap(traced(operation, collaborators)) ?? traced(operation, collaborators);
   const withCorsOn = policy !== undefined;
 
-  function handleCreatePlant(request: Request): Promise<Response> {
+  function answer(request: Request, host: unknown, route: string | undefined): Promise<Response> {
     return new Promise((resolve) => {
-      const input = new WebPlainRequest(request, withCorsOn);
+      const input = new WebPlainRequest(request, withCorsOn, host, route);
       createPlant(input, (reply) => {
         input.release();
         resolve(replyResponse(reply));
@@ -143,8 +149,15 @@ export function createPlantStore<Principal = unknown>(
     });
   }
 
+  function handleCreatePlant(request: Request, host?: unknown): Promise<Response> {
+    return answer(request, host, undefined);
+  }
+
+  // Said once: a host that strips the store's base path would otherwise be told on every request.
+  let strippedSaid = false;
+
   /** The routes under `base` (`''` for the root). */
-  function fetchAt(base: string): (request: Request) => Promise<Response> {
+  function fetchAt(base: string): (request: Request, host?: unknown) => Promise<Response> {
     const plants = `${base}/plants`;
     // The same for every request: no request header enters it.
     const document = openApiJsonFor(documentServer(location, base));
@@ -153,12 +166,16 @@ export function createPlantStore<Principal = unknown>(
       if (path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')) {
         return new Response(method === 'GET' ? document : null, { headers: JSON_HEADERS });
       }
+      if (base !== '' && !strippedSaid && (path === '/plants' || path === '/openapi.json')) {
+        strippedSaid = true;
+        report(new PlantApiError('ERR_NOT_FOUND', strippedPrefix(path, base)), {});
+      }
       return replyResponse(refusal(path, base));
     }
 
-    async function fetch(request: Request): Promise<Response> {
+    async function fetch(request: Request, host?: unknown): Promise<Response> {
       const path = pathOf(request.url);
-      if (path === plants) return handleCreatePlant(request);
+      if (path === plants) return answer(request, host, plants);
       const response = route(request.method, path);
       if (policy !== undefined) {
         const headers = policy.headersFor(request.headers.get('origin'));
@@ -190,6 +207,22 @@ export function createPlantStore<Principal = unknown>(
     refuse: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
   });
   return { handleCreatePlant, fetch: fetchAt(location.basePath) };
+}
+
+/** By default a fault goes to the host request's own logger (Fastify's, pino-http's), else to the console. */
+function logFault(error: unknown, context: ErrorContext): void {
+  const log = (context.host as { log?: { error?: unknown } } | undefined)?.log;
+  if (typeof log?.error === 'function') log.error({ err: error }, 'plant-store: a create failed');
+  else console.error(error);
+}
+
+/** What a store whose routes are under `base` says of a request for its route without it. */
+function strippedPrefix(path: string, base: string): string {
+  return (
+    `${path} reached a store whose routes are under ${base} and was answered 404: a host in ` +
+    `front took the prefix off the path (Hono's app.mount does unless given ` +
+    `{ replaceRequest: false }). Pass the request as it came, or set no basePath`
+  );
 }
 
 /**

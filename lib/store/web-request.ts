@@ -7,6 +7,7 @@
  */
 
 import type { BodySink, ClientWatch, PlainRequest } from '../operation/plain-request.ts';
+import type { RequestHead } from '../types.ts';
 import { bodyAlreadyRead, readBodyStream, readDeclaredBody } from '../operation/read-body.ts';
 import { pathOf } from './url-path.ts';
 
@@ -30,18 +31,25 @@ export class WebPlainRequest implements PlainRequest {
   readonly preflightMethod: string | null;
   readonly declaredLength: number;
   readonly hasBody: boolean;
+  readonly host: unknown;
+  readonly route: string | undefined;
   readonly #request: Request;
   #watch: SignalWatch | undefined;
+  #head: RequestHead | undefined;
 
   /**
    * @param request The request, as the host received it.
    * @param cors Whether the store has CORS on: only then are `Origin` and
    *   `Access-Control-Request-Method` read.
+   * @param host What the host passed beside the request, for the collaborators.
+   * @param route The route the request matched, for telemetry.
    */
-  constructor(request: Request, cors: boolean) {
+  constructor(request: Request, cors: boolean, host: unknown, route: string | undefined) {
     const { headers } = request;
     const contentLength = headers.get('content-length') ?? '';
     this.#request = request;
+    this.host = host;
+    this.route = route;
     this.method = request.method;
     this.authorization = headers.get('authorization');
     this.contentType = headers.get('content-type');
@@ -89,6 +97,13 @@ export class WebPlainRequest implements PlainRequest {
 
   header(name: string): string | null {
     return this.#request.headers.get(name);
+  }
+
+  // The request itself would let a collaborator read the body the store must read.
+  head(): RequestHead {
+    const { method, url, headers } = this.#request;
+    this.#head ??= { method, url, headers };
+    return this.#head;
   }
 }
 

@@ -19,6 +19,7 @@ import { shapeCases } from './7-shape.ts';
 import { deadlineCases } from './8-deadline.ts';
 import { storeCases } from './8-store.ts';
 import { readFirstCases } from './body-read-first.ts';
+import { hostContextCases } from './host-context.ts';
 import { hostileAnswerCases } from './hostile-answers.ts';
 import type { ConformanceCase } from './context.ts';
 import { corsCases } from './cors.ts';
@@ -39,6 +40,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...shapeCases,
   ...storeCases,
   ...hostileAnswerCases,
+  ...hostContextCases,
   ...deadlineCases,
   ...routeCases,
   ...corsCases,

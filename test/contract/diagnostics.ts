@@ -74,7 +74,13 @@ export const diagnosticsCases = defineCases('the diagnostics channels', (it) => 
         [refusal?.status, refusal?.outcome, refusal?.reason],
         [401, 'ERR_INVALID_TOKEN', 'unknown_token'],
       );
-      assert.deepEqual(rejected.calls, [['unknown_token', { requestId: 'dc-2' }]]);
+      assert.deepEqual(
+        rejected.calls.map(([reason, context]) => [
+          reason,
+          (context as { requestId?: string }).requestId,
+        ]),
+        [['unknown_token', 'dc-2']],
+      );
       const text = JSON.stringify(seen);
       assert.ok(!text.includes(TOKEN) && !text.includes('wrong-one') && !text.includes('Begonia'));
     } finally {

@@ -122,6 +122,7 @@ describe('the plant-store:create diagnostics channels', () => {
       requestId: 'req-1',
       method: 'POST',
       path: '/plants',
+      route: '/plants',
       traceparent: TRACEPARENT,
       tracestate: undefined,
     });
@@ -129,6 +130,7 @@ describe('the plant-store:create diagnostics channels', () => {
       requestId: 'req-1',
       method: 'POST',
       path: '/plants',
+      route: '/plants',
       traceparent: TRACEPARENT,
       tracestate: undefined,
       status: 200,
@@ -303,6 +305,7 @@ describe('the plant-store:create diagnostics channels', () => {
       requestId: 'over-http',
       method: 'POST',
       path: '/plants',
+      route: '/plants',
       traceparent: TRACEPARENT,
       tracestate: 'vendor=1',
       status: 200,

@@ -492,7 +492,11 @@ describe('serve with requestIds and onRequestEnd', () => {
         ),
       );
       assert.equal(shouted.headers.get('x-request-id'), 'Shouted-1');
-      assert.deepEqual(contexts, [{ requestId: 'client-id_1' }], "onError gets the request's id");
+      assert.deepEqual(
+        contexts.map((context) => (context as { requestId?: string }).requestId),
+        ['client-id_1'],
+        "onError gets the request's id",
+      );
       await delay(20);
       const first = records[0] as Record<string, unknown>;
       assert.equal(first.requestId, 'client-id_1');

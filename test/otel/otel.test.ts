@@ -187,6 +187,24 @@ describe('PlantStoreInstrumentation', { skip }, () => {
     assert.equal((conflicts?.value as { count: number } | undefined)?.count, 1);
   });
 
+  it('names the full route the store matched, base path included, as http.route', async () => {
+    spans.reset();
+    const api = createPlantStore({
+      verifier: createStaticTokenVerifier([TOKEN]),
+      basePath: '/api/v1',
+      onError: () => {},
+    });
+    const request = new Request('http://localhost/api/v1/plants', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: BODY,
+    });
+    assert.equal((await api.fetch(request)).status, 200);
+    const span = describeSpans(spans.getFinishedSpans()).find((s) => s.kind === 1);
+    assert.equal(span?.name, 'POST /api/v1/plants');
+    assert.equal(span?.attributes['http.route'], '/api/v1/plants');
+  });
+
   it('records a method outside the standard set as _OTHER, so made-up methods make no new series', async () => {
     spans.reset();
     for (const method of ['BREW', 'PROPFIND', 'BREW']) {
