@@ -1,0 +1,175 @@
+/**
+ * createPlantStore over createPostgresRepository: what the client is answered when the
+ * database stores, fails or is slow.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createPlantStore } from '../../lib/index.ts';
+import { createPostgresRepository } from '../../lib/postgres.ts';
+import {
+  answer,
+  backends,
+  freshTable,
+  heldClient,
+  idsOf,
+  post,
+  qualified,
+  scriptedClient,
+  skipWithoutBackends,
+  verifier,
+} from './postgres-backends.ts';
+
+for (const backend of backends) {
+  describe(`createPlantStore with createPostgresRepository on ${backend.name}`, () => {
+    it('answers 200, 200 on replay and 409 on conflict when plants are stored in the database', async () => {
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        // A throw inside onError would only reach stderr: collect, then assert.
+        const reported: unknown[] = [];
+        const store = createPlantStore({ repository, verifier, onError: (e) => reported.push(e) });
+        const plant = '{"id": 9223372036854775807, "name": "Monstera \uD83C\uDF3F", "tag": ""}';
+        const ok = {
+          status: 200,
+          type: 'application/json',
+          body: { name: 'Monstera 🌿', tag: '' },
+        };
+        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+        const conflict = await answer(
+          await store.fetch(post('{"id": 9223372036854775807, "name": "Monstera 🌿"}')),
+        );
+        assert.deepStrictEqual(conflict, {
+          status: 409,
+          type: 'application/json',
+          body: { error: 409, message: 'a different plant is already stored under this id' },
+        });
+        const { rows } = await client.query(
+          `SELECT id::text AS id, name, tag FROM ${qualified(table)}`,
+          [],
+        );
+        assert.deepStrictEqual(rows, [{ id: '9223372036854775807', name: 'Monstera 🌿', tag: '' }]);
+        assert.deepStrictEqual(reported, []);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    it('answers 503 to both when the deadline passes, never sends the waiting one, and lets the sent one land', async () => {
+      const client = await backend.client();
+      const { table, cleanup } = await freshTable(client);
+      try {
+        const held = heldClient(client);
+        const store = createPlantStore({
+          repository: createPostgresRepository(held.client, { ...table, maxInFlight: 1 }),
+          verifier,
+          timeoutMs: 200,
+          onError: () => {},
+        });
+        // The first is sent and held; the second waits behind it for a batch.
+        const responses = await Promise.all(
+          ['{"id": 1, "name": "sent"}', '{"id": 2, "name": "waiting"}'].map(async (body) =>
+            answer(await store.fetch(post(body))),
+          ),
+        );
+        assert.deepStrictEqual(
+          responses.map((response) => response.status),
+          [503, 503],
+        );
+        held.release();
+        const ids = async () =>
+          (await client.query(`SELECT id::text AS id FROM ${qualified(table)}`, [])).rows;
+        // The one already sent lands (its retry will be an idempotent replay) ...
+        for (let tries = 0; tries < 250 && (await ids()).length === 0; tries++) await sleep(20);
+        await sleep(50);
+        assert.deepStrictEqual(await ids(), [{ id: '1' }]);
+        // ... and the one that waited was never sent.
+        assert.deepStrictEqual(
+          held.inserts().map((statement) => idsOf(statement.values)),
+          [['1']],
+        );
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}
+
+skipWithoutBackends();
+
+describe('createPlantStore with createPostgresRepository', () => {
+  it('answers 500 internal error and reports the cause when the database fails', async () => {
+    const failure = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+    const { client } = scriptedClient(async () => {
+      throw failure;
+    });
+    const reported: unknown[] = [];
+    const store = createPlantStore({
+      repository: createPostgresRepository(client),
+      verifier,
+      onError: (error) => reported.push(error),
+    });
+    assert.deepStrictEqual(await answer(await store.fetch(post('{"id": 1, "name": "a"}'))), {
+      status: 500,
+      type: 'application/json',
+      body: { error: 500, message: 'internal error' },
+    });
+    assert.deepStrictEqual(reported, [failure]);
+  });
+
+  it('answers 503 to a create whose deadline passes while it waits, and never sends it', async () => {
+    const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const reported: unknown[] = [];
+    const store = createPlantStore({
+      repository: createPostgresRepository(client, { maxInFlight: 1 }),
+      verifier,
+      timeoutMs: 50,
+      onError: (error) => reported.push(error),
+    });
+    const responses = await Promise.all(
+      ['{"id": 1, "name": "a"}', '{"id": 2, "name": "b"}'].map(async (body) =>
+        answer(await store.fetch(post(body))),
+      ),
+    );
+    assert.deepStrictEqual(
+      responses.map((response) => response.status),
+      [503, 503],
+    );
+    await sleep(10);
+    assert.deepStrictEqual(
+      calls.map((call) => idsOf(call.values)),
+      [['1']],
+    );
+    // Each create is reported once, naming the repository it waited on.
+    assert.deepStrictEqual(
+      reported.map((error) => (error as { code?: string }).code),
+      ['ERR_REPOSITORY_TIMEOUT', 'ERR_REPOSITORY_TIMEOUT'],
+    );
+  });
+
+  it('answers 503 when the database does not answer before the deadline', async () => {
+    const { client, calls } = scriptedClient(() => new Promise(() => {}));
+    const reported: unknown[] = [];
+    const store = createPlantStore({
+      repository: createPostgresRepository(client),
+      verifier,
+      timeoutMs: 50,
+      onError: (error) => reported.push(error),
+    });
+    const response = await answer(await store.fetch(post('{"id": 1, "name": "a"}')));
+    assert.equal(response.status, 503);
+    assert.deepStrictEqual(response.body, {
+      error: 503,
+      message: 'the request timed out; retrying it is safe',
+    });
+    assert.equal(calls.length, 1);
+    assert.deepStrictEqual(
+      reported.map((error) => (error as { code?: string }).code),
+      ['ERR_REPOSITORY_TIMEOUT'],
+    );
+  });
+});
