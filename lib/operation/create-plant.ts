@@ -292,8 +292,10 @@ class CreatePlantCall implements BodySink, Expiring {
       return this.#refuse('ERR_STORE_FULL');
     }
     this.#report(error);
-    const alreadyRead = error instanceof PlantApiError && error.code === 'ERR_BODY_ALREADY_READ';
-    this.#refuse(alreadyRead ? 'ERR_BODY_ALREADY_READ' : 'ERR_INTERNAL');
+    const code = error instanceof PlantApiError ? error.code : undefined;
+    // A store unavailable for now is a 503 with Retry-After: the client's retry is a safe replay.
+    const keep = code === 'ERR_BODY_ALREADY_READ' || code === 'ERR_STORE_UNAVAILABLE';
+    this.#refuse(keep ? code : 'ERR_INTERNAL');
   }
 
   /**
