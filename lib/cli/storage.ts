@@ -22,8 +22,9 @@ const READY_QUERY_TIMEOUT_MS = 1_000;
 
 /**
  * The pool's limits, all below the store's 10 s deadline, so a lost or stalled database becomes
- * an error (`500`) and a freed connection rather than a request held until the deadline (`503`)
- * and a connection held for ever. See https://node-postgres.com/apis/pool and /apis/client.
+ * an answer at once (`503` with `Retry-After`, the repository's `ERR_STORE_UNAVAILABLE`) and a
+ * freed connection rather than a request held until the deadline and a connection held for ever.
+ * See https://node-postgres.com/apis/pool and /apis/client.
  */
 const POOL_LIMITS = {
   /** Opening a connection, or waiting for a free one, fails after this. */

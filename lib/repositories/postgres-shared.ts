@@ -63,6 +63,8 @@ const MAX_IDENTIFIER_BYTES = 63;
 
 const encoder = new TextEncoder();
 
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
 export function rowsOf(result: { readonly rows: readonly unknown[] }): readonly unknown[] {
   if (result === null || typeof result !== 'object' || !Array.isArray(result.rows)) {
     throw new TypeError('plant-store/postgres: query() resolved to something without rows');
@@ -70,10 +72,11 @@ export function rowsOf(result: { readonly rows: readonly unknown[] }): readonly 
   return result.rows;
 }
 
-/** The error's SQLSTATE, or `''` when it has none. */
+/** The error's SQLSTATE (five digits or capitals, from the server), or `''` when it has none. */
 export function sqlState(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  // A failed system call's code (EPIPE) can look like one: it is the socket's, not the server's.
+  return typeof code === 'string' && SQLSTATE.test(code) && syscall === undefined ? code : '';
 }
 
 export function assertClient(client: PostgresClient, caller: string): void {

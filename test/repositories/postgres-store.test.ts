@@ -8,12 +8,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPlantStore } from '../../lib/index.ts';
+import pg from 'pg';
+import { createPlantStore, PlantApiError } from '../../lib/index.ts';
 import { createPostgresRepository } from '../../lib/postgres.ts';
 import {
   answer,
   backends,
+  DATABASE_URL,
   freshTable,
+  hasServer,
   heldClient,
   idsOf,
   post,
@@ -22,6 +25,8 @@ import {
   skipWithoutBackends,
   verifier,
 } from './postgres-backends.ts';
+import { withDeadline } from '../support/node-helpers.ts';
+import { assertMatchesOpenApi } from '../support/openapi.ts';
 
 for (const backend of backends) {
   describe(`createPlantStore with createPostgresRepository on ${backend.name}`, () => {
@@ -102,8 +107,10 @@ for (const backend of backends) {
 skipWithoutBackends();
 
 describe('createPlantStore with createPostgresRepository', () => {
-  it('answers 500 internal error and reports the cause when the database fails', async () => {
-    const failure = Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+  it('answers 500 internal error and reports the cause when the database fails otherwise', async () => {
+    const failure = Object.assign(new Error('relation "plants" does not exist'), {
+      code: '42P01',
+    });
     const { client } = scriptedClient(async () => {
       throw failure;
     });
@@ -119,6 +126,50 @@ describe('createPlantStore with createPostgresRepository', () => {
       body: { error: 500, message: 'internal error' },
     });
     assert.deepStrictEqual(reported, [failure]);
+  });
+
+  it('answers 503 with Retry-After, reporting once per failed statement, when the database is unavailable', async () => {
+    // A failover once answered 500, which no client may retry; the replay makes a retry safe.
+    const failure = Object.assign(
+      new Error('terminating connection due to administrator command'),
+      {
+        code: '57P01',
+      },
+    );
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { client, calls } = scriptedClient(async (_text, _values, call) => {
+      if (call === 1) await held;
+      throw failure;
+    });
+    const reported: unknown[] = [];
+    const store = createPlantStore({
+      repository: createPostgresRepository(client, { maxInFlight: 1 }),
+      verifier,
+      onError: (error) => reported.push(error),
+    });
+    const responses = Array.from({ length: 10 }, (_, i) =>
+      store.fetch(post(`{"id": ${i}, "name": "a"}`)),
+    );
+    release();
+    for (const response of await withDeadline(Promise.all(responses), 'the answers')) {
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get('retry-after'), '1');
+      assert.deepStrictEqual(await assertMatchesOpenApi(response), {
+        error: 503,
+        message: 'the store is unavailable for now; retrying the request is safe',
+      });
+    }
+    // The lone first create, then the nine that waited, together: two statements, two reports.
+    assert.equal(calls.length, 2);
+    assert.equal(reported.length, 2);
+    for (const error of reported) {
+      assert.ok(error instanceof PlantApiError);
+      assert.equal(error.code, 'ERR_STORE_UNAVAILABLE');
+      assert.equal(error.cause, failure);
+    }
   });
 
   it('answers 503 to a create whose deadline passes while it waits, and never sends it', async () => {
@@ -173,3 +224,36 @@ describe('createPlantStore with createPostgresRepository', () => {
     );
   });
 });
+
+if (hasServer) {
+  describe('createPlantStore with createPostgresRepository on a pg Pool of the PostgreSQL server', () => {
+    it('answers 503 with Retry-After when the server is read-only, as a standby is', async () => {
+      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+      const { table, cleanup } = await freshTable(pool);
+      const readOnly = new pg.Pool({
+        connectionString: DATABASE_URL,
+        max: 2,
+        options: '-c default_transaction_read_only=on',
+      });
+      try {
+        const reported: unknown[] = [];
+        const store = createPlantStore({
+          repository: createPostgresRepository(readOnly, { ...table, prepare: true }),
+          verifier,
+          onError: (error) => reported.push(error),
+        });
+        const response = await store.fetch(post('{"id": 1, "name": "a"}'));
+        assert.equal(response.status, 503);
+        assert.equal(response.headers.get('retry-after'), '1');
+        await assertMatchesOpenApi(response);
+        assert.equal(((reported[0] as Error).cause as { code?: string }).code, '25006');
+        // The connection that found a standby is closed: the next one may reach the new primary.
+        assert.equal(readOnly.totalCount, 0);
+      } finally {
+        await readOnly.end();
+        await cleanup();
+        await pool.end();
+      }
+    });
+  });
+}
