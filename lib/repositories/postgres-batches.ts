@@ -7,9 +7,11 @@
 
 import type { CreatePlantOutcome, NewPlant, Plant } from '../types.ts';
 import { failureOf, storeError } from './postgres-failures.ts';
+import { isPool, onLoan } from './postgres-loan.ts';
 import { PendingCreate } from './postgres-pending-create.ts';
 import {
   type PostgresClient,
+  type PostgresPool,
   type PreparingPostgresClient,
   rowsOf,
   sqlState,
@@ -41,6 +43,8 @@ export interface BatchSettings {
  */
 export class CreateBatches {
   readonly #client: PostgresClient;
+  /** The client as a pool to borrow a connection from per batch, if it is one. */
+  readonly #pool: PostgresPool | undefined;
   /** Whether statements go by name; off for good once a pooler is found to lose them. */
   #prepare: boolean;
   readonly #maxBatchSize: number;
@@ -56,6 +60,7 @@ export class CreateBatches {
 
   constructor(client: PostgresClient, table: string, settings: BatchSettings) {
     this.#client = client;
+    this.#pool = isPool(client) ? client : undefined;
     this.#prepare = settings.prepare;
     this.#maxBatchSize = settings.maxBatchSize;
     this.#maxInFlight = settings.maxInFlight;
@@ -109,7 +114,9 @@ export class CreateBatches {
   /** Sends one batch, on one connection: settles each of its creates, and never rejects. */
   async #send(batch: PendingCreate[]): Promise<void> {
     try {
-      await this.#store(this.#client, batch);
+      if (this.#pool === undefined) await this.#store(this.#client, batch);
+      // A create whose signal fired while the pool made it wait is not sent (`#store` looks).
+      else await onLoan(this.#pool, (connection) => this.#store(connection, batch));
     } catch (error) {
       // One error object for every create it fails: the store reports it once.
       const reason = storeError(error);

@@ -41,6 +41,29 @@ export interface PreparingPostgresClient {
   }) => Promise<{ readonly rows: readonly unknown[] }>;
 }
 
+/**
+ * A pool that lends connections, as `pg`'s `Pool` does
+ * ([pool.connect](https://node-postgres.com/apis/pool#poolconnect)), recognised by `connect`
+ * beside `waitingCount`. The repository borrows one connection per batch, so that a create whose
+ * signal fired while the pool made it wait is never sent.
+ */
+export interface PostgresPool extends PostgresClient {
+  /** Lends a connection, once one is free. */
+  connect(): Promise<PostgresPoolConnection>;
+  /** How many borrowers wait for a connection. */
+  readonly waitingCount: number;
+}
+
+/** A connection a `PostgresPool` lent: `pg`'s `PoolClient`. */
+export interface PostgresPoolConnection extends PostgresClient {
+  /** Gives it back; given an error, the pool closes it instead of keeping it. */
+  release(error?: Error | boolean): void;
+  /** Listens to its `'error'` event: a connection that breaks while lent emits one. */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Stops listening. */
+  off(event: 'error', listener: (error: Error) => void): unknown;
+}
+
 /** Where the plants live: options of `createPostgresRepository` and `ensurePlantTable`. */
 export interface PostgresTableOptions {
   /**

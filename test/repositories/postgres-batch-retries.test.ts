@@ -239,6 +239,61 @@ if (hasServer) {
   });
 }
 
+if (hasServer) {
+  describe('createPostgresRepository after a failed batch on a pg Pool of the PostgreSQL server', () => {
+    it('stops, fails the rest as unavailable and closes the connection when its backend is terminated during the row-by-row retry', async () => {
+      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
+      const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+      const { table, cleanup } = await freshTable(admin);
+      // The pool as it is, but its lent connections count their statements, and the backend of
+      // the one that sends a third is terminated just before it goes.
+      let statements = 0;
+      const lending = {
+        query: pool.query.bind(pool),
+        get waitingCount() {
+          return pool.waitingCount;
+        },
+        async connect() {
+          const connection = (await pool.connect()) as pg.PoolClient & { processID: number };
+          return {
+            async query(text: string, values: unknown[]) {
+              statements += 1;
+              if (statements === 3) {
+                await admin.query('SELECT pg_terminate_backend($1)', [connection.processID]);
+              }
+              return connection.query(text, values);
+            },
+            release: (error?: Error | boolean) => connection.release(error),
+            on: (event: 'error', listener: (error: Error) => void) =>
+              connection.on(event, listener),
+            off: (event: 'error', listener: (error: Error) => void) =>
+              connection.off(event, listener),
+          };
+        },
+      };
+      try {
+        const repository = createPostgresRepository(lending, { ...table, maxInFlight: 1 });
+        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+        const first = create({ id: 1n, name: 'first' });
+        // 2: the batch, on its poison row; 3: its first create alone, on a terminated backend.
+        const batch = [create({ id: 2n, name: 'poison\u0000' }), create({ id: 3n, name: 'b' })];
+        const outcomes = await settleAll([first, ...batch], 'a terminated backend');
+        assert.deepStrictEqual(outcomes[0], { status: 'fulfilled', value: { created: true } });
+        assert.equal(statements, 3);
+        const [poison, other] = outcomes.slice(1).map(reasonOf);
+        assert.equal(poison, other);
+        assert.ok(poison instanceof PlantApiError && poison.code === 'ERR_STORE_UNAVAILABLE');
+        assert.equal(pool.totalCount, 0, 'the broken connection is closed, not kept');
+        // The pool serves again on a new connection.
+        assert.deepStrictEqual(await create({ id: 3n, name: 'b' }), { created: true });
+      } finally {
+        await cleanup();
+        await Promise.all([pool.end(), admin.end()]);
+      }
+    });
+  });
+}
+
 /** Errors of an unavailable database, as the drivers raise them. */
 const UNAVAILABLE: Array<[string, () => unknown]> = [
   ...['08006', '08001', '53300', '57P01', '57P03', '25006'].map((code): [string, () => unknown] => [

@@ -227,6 +227,40 @@ describe('createPlantStore with createPostgresRepository', () => {
 
 if (hasServer) {
   describe('createPlantStore with createPostgresRepository on a pg Pool of the PostgreSQL server', () => {
+    it("never sends a create whose deadline passed while it waited for one of the pool's connections", async () => {
+      // Such a create was once answered 503 and written half a second later.
+      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
+      const { table, cleanup } = await freshTable(pool);
+      const busy = await pool.connect();
+      let released = false;
+      try {
+        const store = createPlantStore({
+          repository: createPostgresRepository(pool, table),
+          verifier,
+          timeoutMs: 150,
+          onError: () => {},
+        });
+        const response = await withDeadline(
+          store.fetch(post('{"id": 1, "name": "late"}')),
+          'the answer at the deadline',
+        );
+        assert.equal(response.status, 503);
+        assert.equal(pool.waitingCount, 1, 'the create waits for the pool');
+        busy.release();
+        released = true;
+        // The pool lends the connection; the create is over, so it goes back unused.
+        for (let tries = 0; tries < 100 && pool.idleCount < 1; tries++) await sleep(10);
+        await sleep(100);
+        const { rows } = await pool.query(`SELECT id FROM ${qualified(table)}`);
+        assert.deepStrictEqual(rows, []);
+        assert.equal(pool.totalCount, 1, 'the connection was kept, not closed');
+      } finally {
+        if (!released) busy.release();
+        await cleanup();
+        await pool.end();
+      }
+    });
+
     it('answers 503 with Retry-After when the server is read-only, as a standby is', async () => {
       const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
       const { table, cleanup } = await freshTable(pool);
