@@ -16,6 +16,7 @@ import {
   rowsOf,
   sqlState,
 } from './postgres-shared.ts';
+import { malformedText } from './well-formed-plant.ts';
 
 // Insert, then read: a row deleted between the two is inserted again, this many attempts in all.
 const MAX_ATTEMPTS = 3;
@@ -78,6 +79,8 @@ export class CreateBatches {
   /** Sends the create at once when fewer than `maxInFlight` batches are in flight, else queues it. */
   create(plant: NewPlant, signal: AbortSignal | undefined): Promise<CreatePlantOutcome> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const malformed = malformedText(plant, 'plant-store/postgres');
+    if (malformed !== undefined) return Promise.reject(malformed);
     return new Promise((resolve, reject) => {
       const pending = new PendingCreate(plant, signal, resolve, reject);
       if (this.#inFlight < this.#maxInFlight) {

@@ -102,6 +102,9 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  * `PostgresPool`, such as `pg`'s `Pool`) each batch borrows one connection, and a create whose
  * signal fired while the pool made it wait is not sent.
  *
+ * A `name` or `tag` that is not well-formed UTF-16 (a lone surrogate, which PostgreSQL would
+ * store as U+FFFD) rejects with a `TypeError` before any query.
+ *
  * @param client The driver: a `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any
  *   `PostgresClient`.
  * @param options Where the table is, the batch bound, how many statements may be in flight, and

@@ -196,6 +196,33 @@ for (const backend of backends) {
       }
     });
 
+    it('rejects with a TypeError and stores nothing when a name or tag is not well-formed UTF-16', async () => {
+      // PostgreSQL once stored a lone surrogate as U+FFFD and answered created: its replay then
+      // read back another name, a conflict.
+      const client = await backend.client();
+      const { table, repository, cleanup } = await freshTable(client);
+      try {
+        for (const [field, plant] of [
+          ['name', { id: 1n, name: 'lone \uD800 high' }],
+          ['name', { id: 1n, name: '\uDC00' }],
+          ['tag', { id: 1n, name: 'fine', tag: 'cut \uD83C' }],
+        ] as const) {
+          await assert.rejects(repository.create(plant, { signal: signal() }), {
+            name: 'TypeError',
+            message: `plant-store/postgres: the plant's ${field} is not well-formed UTF-16 (it holds a lone surrogate), so it cannot be stored as it is`,
+          });
+        }
+        const { rows } = await client.query(`SELECT id FROM ${qualified(table)}`, []);
+        assert.deepStrictEqual(rows, []);
+        assert.deepStrictEqual(
+          await repository.create({ id: 1n, name: 'a 🌿 pair' }, { signal: signal() }),
+          { created: true },
+        );
+      } finally {
+        await cleanup();
+      }
+    });
+
     it("rejects with the driver's error when the table does not exist", async () => {
       const repository = createPostgresRepository(await backend.client(), {
         table: uniqueTableName('missing'),
