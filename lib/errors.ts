@@ -40,6 +40,7 @@ export type PlantApiErrorCode =
   | 'ERR_ID_CONFLICT'
   | 'ERR_BODY_TOO_LARGE'
   | 'ERR_UNSUPPORTED_MEDIA_TYPE'
+  | 'ERR_UNSUPPORTED_CONTENT_ENCODING'
   | 'ERR_HEADERS_TOO_LARGE'
   | 'ERR_BODY_REQUIRED'
   | 'ERR_BODY_LENGTH_MISMATCH'
@@ -99,6 +100,12 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     message: 'content type must be application/json (charset utf-8, if given)',
+  },
+  // RFC 7694: the answer names the codings a request body may have.
+  ERR_UNSUPPORTED_CONTENT_ENCODING: {
+    status: 415,
+    message: 'request bodies must not be content-coded (Content-Encoding: identity)',
+    headers: { 'accept-encoding': 'identity' },
   },
   ERR_HEADERS_TOO_LARGE: { status: 431, message: 'request headers are too large' },
   ERR_INTERNAL: { status: 500, message: 'internal error' },

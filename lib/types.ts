@@ -199,24 +199,18 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
   readonly basePath?: string | undefined;
   /**
    * The URL clients reach the API at, such as `https://api.example.com/v1`: the OpenAPI
-   * document names it as its server, whoever fetched it. An absolute http(s) URL with no query;
-   * its path is also the base path unless `basePath` says otherwise (set `basePath: '/'` behind
-   * a proxy that strips the path).
-   * @default undefined (the origin the document was fetched from)
+   * document names it as its server instead of the relative one. An absolute http(s) URL with
+   * no query; its path is also the base path unless `basePath` says otherwise (set
+   * `basePath: '/'` behind a proxy that strips the path).
+   * @default undefined (the document's server is relative: the base path, or `/`)
    */
   readonly publicUrl?: string | undefined;
   /**
-   * Whether the document's server is the one the proxies in front say the client used:
-   * `Forwarded` (RFC 7239) or else `X-Forwarded-Proto` and `X-Forwarded-Host`. `true` trusts the
-   * entry the nearest proxy added; a number `n` the one `n` proxies away (a CDN in front of a
-   * load balancer is `2`). Turn it on only when clients can reach the server through the
-   * proxies alone: the headers are the client's to forge otherwise; and since `Forwarded` is
-   * read first when present, a proxy that sets only `X-Forwarded-*` should drop a client's
-   * `Forwarded`. Values that are no http(s) scheme or no plain host are ignored. `publicUrl`
-   * wins over it.
-   * @default false
+   * Retired: the document's server is relative, right behind any proxy, and no request header
+   * enters it. A store given this option throws a `TypeError` naming `publicUrl`.
+   * @deprecated Set `publicUrl` to name an absolute server.
    */
-  readonly trustProxy?: boolean | number | undefined;
+  readonly trustProxy?: never;
 }
 
 /**

@@ -18,8 +18,10 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import ts from 'typescript';
 import { SETTINGS } from '../lib/cli/settings-table.ts';
+import { createPlantStore, createStaticTokenVerifier } from '../lib/index.ts';
+import { checkServer } from '../lib/testing.ts';
 import { postPlant } from './support/cli-helpers.ts';
-import { type Child, spawnChild, withDeadline } from './support/node-helpers.ts';
+import { type Child, listen, spawnChild, withDeadline } from './support/node-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCUMENTS = ['README.md', 'DEVELOPMENT.md'];
@@ -214,6 +216,34 @@ describe("the README's settings table", () => {
     const section = readme.split('\n## The standalone server\n')[1]?.split('\n## ')[0] ?? '';
     const listed = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
     assert.deepEqual([...listed].sort(), Object.keys(SETTINGS).sort());
+  });
+});
+
+describe("the README's curl", () => {
+  it('leaves a store that plant-store conform passes, when a user tries the curl first', async () => {
+    // A user runs the curl, then conform: an id the kit writes would be taken by then.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const bodies = [...readme.matchAll(/^\s+-d '(\{.*\})'$/gm)].map((match) => match[1] as string);
+    assert.ok(bodies.length > 0, 'the README has a curl with a body');
+    const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
+    const server = await listen(store.fetch);
+    try {
+      for (const body of bodies) {
+        const response = await fetch(`${server.url}/plants`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer s3cr3t', 'content-type': 'application/json' },
+          body,
+        });
+        assert.equal(response.status, 200, body);
+      }
+      const report = await checkServer({ baseUrl: server.url, token: 's3cr3t' });
+      assert.deepEqual(
+        report.failed.map(({ error }) => error.message),
+        [],
+      );
+    } finally {
+      await server.close();
+    }
   });
 });
 

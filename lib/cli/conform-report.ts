@@ -8,8 +8,8 @@
 import type { CheckResult } from '../testing.ts';
 
 /**
- * One check's result as TAP 14: `ok N - name`, or `not ok N - name` with the message in a
- * YAML block.
+ * One check's result as TAP 14: `ok N - name`, `ok N - name # SKIP reason`, or `not ok N - name`
+ * with the message in a YAML block.
  *
  * @param number The check's number, from 1.
  * @param result The result.
@@ -17,6 +17,9 @@ import type { CheckResult } from '../testing.ts';
  */
 export function tapResult(number: number, result: CheckResult): string {
   const name = result.name.replaceAll('#', '\\#');
+  if (result.skipped !== undefined) {
+    return `ok ${number} - ${name} # SKIP ${result.skipped.replaceAll('#', '\\#')}\n`;
+  }
   if (result.error === undefined) return `ok ${number} - ${name}\n`;
   return `not ok ${number} - ${name}\n  ---\n  message: ${yamlString(result.error.message)}\n  ...\n`;
 }
@@ -38,14 +41,19 @@ function yamlString(text: string): string {
  */
 export function tapSummary(results: readonly CheckResult[]): string {
   const failed = results.filter((result) => result.error !== undefined);
-  const lines = [`# ${results.length - failed.length} passed, ${failed.length} failed`];
+  const skipped = results.filter((result) => result.skipped !== undefined).length;
+  const passed = results.length - failed.length - skipped;
+  const lines = [
+    `# ${passed} passed, ${failed.length} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`,
+  ];
   for (const { error } of failed) lines.push(`# FAIL ${error?.message.split('\n')[0] ?? ''}`);
   return `${lines.join('\n')}\n`;
 }
 
 /**
  * The results as a JUnit XML document: one `testsuite`, one `testcase` per check (its rule as
- * the class name), a `failure` with the message for each that failed.
+ * the class name), a `failure` with the message for each that failed, a `skipped` with the
+ * reason for each that was skipped.
  *
  * @param results Every result, in order.
  * @param durationMs How long the run took.
@@ -53,16 +61,19 @@ export function tapSummary(results: readonly CheckResult[]): string {
  */
 export function junitXml(results: readonly CheckResult[], durationMs: number): string {
   const failures = results.filter((result) => result.error !== undefined).length;
-  const cases = results.map(({ name, error }) => {
+  const skips = results.filter((result) => result.skipped !== undefined).length;
+  const cases = results.map(({ name, error, skipped }) => {
     const rule = name.split(': ')[0] ?? name;
     const open = `    <testcase classname="${xml(rule)}" name="${xml(name)}"`;
+    if (skipped !== undefined)
+      return `${open}>\n      <skipped message="${xml(skipped)}"/>\n    </testcase>`;
     if (error === undefined) return `${open}/>`;
     return `${open}>\n      <failure message="${xml(error.message)}" type="${xml(error.name)}">${xml(error.message)}</failure>\n    </testcase>`;
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites tests="${results.length}" failures="${failures}" time="${(durationMs / 1000).toFixed(3)}">`,
-    `  <testsuite name="plant-store conform" tests="${results.length}" failures="${failures}" errors="0" skipped="0" time="${(durationMs / 1000).toFixed(3)}">`,
+    `  <testsuite name="plant-store conform" tests="${results.length}" failures="${failures}" errors="0" skipped="${skips}" time="${(durationMs / 1000).toFixed(3)}">`,
     ...cases,
     '  </testsuite>',
     '</testsuites>',

@@ -1,8 +1,9 @@
 /**
  * `plant-store conform <base-url> --token <token>`: any running server that claims the Plant
  * Store API, checked against the contract by `checkServer` from `plant-store/testing`. Prints
- * TAP as each check ends and a short summary; `--junit FILE` also writes JUnit XML. Exits 0
- * when every check passed, 1 when one failed, 2 for a usage error or a JUnit file it cannot write.
+ * TAP as each check ends and a short summary; `--junit FILE` also writes JUnit XML; `--mounted`
+ * skips the check a host owns when the API is mounted in one. Exits 0 when no check failed, 1
+ * when one failed, 2 for a usage error or a JUnit file it cannot write.
  *
  * @module
  */
@@ -21,15 +22,18 @@ export interface ConformOutput {
   readonly stderr: { write(text: string): unknown };
 }
 
-const USAGE = `Usage: plant-store conform <base-url> --token <token> [--junit FILE] [--max-body-bytes N] [--first-id N]
+const USAGE = `Usage: plant-store conform <base-url> --token <token> [--mounted] [--junit FILE] [--max-body-bytes N] [--first-id N]
 
 Checks a running server that claims the Plant Store API against its contract, printing TAP.
   --token           a bearer token the server accepts (a made-up one stands for a rejected one)
+  --mounted         the API is mounted in a host (a Fastify prefix, an Express router) whose own
+                    404 answers unknown paths under the prefix: skip that check, saying so
   --junit FILE      also write the results as JUnit XML
   --max-body-bytes  the server's body limit (default 102400)
   --first-id        the first of the run's 100 ids (default: random; printed, to replay a run)
-Exit code: 0 when every check passed, 1 when one failed, 2 for a usage error (or an
-unwritable --junit FILE).
+Each answer is read up to 1 MiB; text from the server is printed with control characters escaped.
+Exit code: 0 when no check failed, 1 when one failed, 2 for a usage error (or an unwritable
+--junit FILE).
 `;
 
 /**
@@ -59,6 +63,7 @@ export async function runConform(
       allowPositionals: true,
       options: {
         token: { type: 'string' },
+        mounted: { type: 'boolean' },
         junit: { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'first-id': { type: 'string' },
@@ -95,6 +100,7 @@ export async function runConform(
     token: values.token,
     maxBodyBytes: maxBodyBytes === undefined ? undefined : Number(maxBodyBytes),
     firstId,
+    mounted: values.mounted === true,
     onIds: (ids) => output.stdout.write(`# writes ${ids}\n`),
     onResult: (result) => {
       results.push(result);

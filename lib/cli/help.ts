@@ -1,6 +1,6 @@
 /**
- * What `plant-store --help` and `--version` print: the usage and every setting of `SETTINGS`;
- * and the package's version, from its `package.json`.
+ * What `plant-store --help` and `--version` print: the usage (the `conform` command's too) and
+ * every setting of `SETTINGS`; and the package's version, from its `package.json`.
  *
  * @module
  */
@@ -40,6 +40,8 @@ export function helpText(): string {
   return `plant-store ${packageVersion()}: the Plant Store API (POST /plants) over HTTP.
 
 Usage: plant-store [--help | --version]   (in a clone: npm start)
+       plant-store conform <base-url> --token <token> [options]
+           checks any running server against the Plant Store contract (plant-store conform --help)
 In production: node node_modules/plant-store/bin/plant-store.js (npx does not pass SIGTERM on)
 
 Settings, from the environment:

@@ -106,7 +106,6 @@ const store = createPlantStore({
   timeoutMs: limits.timeoutMs,
   publicUrl: settings.location.publicUrl,
   basePath: settings.location.basePath || '/',
-  trustProxy: settings.location.trustProxy,
 });
 
 try {
@@ -166,7 +165,6 @@ log.info('started', {
   admin: admin?.url ?? 'off',
   publicUrl: settings.location.publicUrl ?? 'off',
   basePath: settings.location.basePath || '/',
-  trustProxy: settings.location.trustProxy,
   limits: {
     maxBodyBytes: limits.maxBodyBytes ?? 102_400,
     timeoutMs: limits.timeoutMs ?? 10_000,

@@ -123,16 +123,6 @@ const basePath: Reader<string> = (raw, name) => {
   }
 };
 
-/** `true` (the nearest proxy), `false`, or a number of proxy hops, 1-999. */
-const trustProxy: Reader<boolean | number> = (raw, name) => {
-  const value = raw.trim().toLowerCase();
-  if (value === 'true' || value === 'false') return value === 'true';
-  if (/^[1-9][0-9]{0,2}$/.test(value)) return Number(value);
-  return invalid(
-    `${name} must be true, false or a number of proxy hops (1-999), got ${JSON.stringify(raw)}`,
-  );
-};
-
 /** `true` or `false`. */
 const flag: Reader<boolean> = (raw, name) => {
   const value = raw.trim().toLowerCase();
@@ -209,15 +199,11 @@ export const SETTINGS = {
   },
   PLANT_STORE_PUBLIC_URL: {
     read: publicUrl,
-    help: 'the URL clients use, such as https://api.example.com/v1: the OpenAPI document names it (default: the origin the document was fetched from)',
+    help: 'the URL clients use, such as https://api.example.com/v1: the OpenAPI document names it (default: the relative server, the base path or /)',
   },
   PLANT_STORE_BASE_PATH: {
     read: basePath,
     help: "the path the routes and /docs are under, / or such as /api (default: the public URL's path, else /)",
-  },
-  PLANT_STORE_TRUST_PROXY: {
-    read: trustProxy,
-    help: 'true (the nearest proxy), false or a number of proxy hops whose Forwarded or X-Forwarded-Proto/-Host name the server (default: false)',
   },
   PLANT_STORE_LOG: {
     read: logSettings,

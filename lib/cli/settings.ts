@@ -67,8 +67,6 @@ export interface LocationSettings {
    * path, for a proxy that passes the path on unchanged), `''` for the root.
    */
   readonly basePath: string;
-  /** Whether, and how many, proxies in front are trusted (`PLANT_STORE_TRUST_PROXY`). */
-  readonly trustProxy: boolean | number;
 }
 
 /** The limits, each from its `PLANT_STORE_*` setting; `undefined` keeps the library's default. */
@@ -117,7 +115,7 @@ export interface Settings {
   readonly storage: StorageSettings;
   /** CORS (`PLANT_STORE_CORS_ORIGINS`): the allowed origins, or `undefined` for off. */
   readonly cors: CorsOptions | undefined;
-  /** Where the API lives (`PLANT_STORE_PUBLIC_URL`, `PLANT_STORE_TRUST_PROXY`). */
+  /** Where the API lives (`PLANT_STORE_PUBLIC_URL`, `PLANT_STORE_BASE_PATH`). */
   readonly location: LocationSettings;
   /** The limits (`PLANT_STORE_MAX_BODY_BYTES` and the rest). */
   readonly limits: Limits;
@@ -161,6 +159,12 @@ export function parseSettings(env: SettingsEnv): ParseSettingsResult {
   }
 }
 
+/** Settings that were, each with what to set instead. */
+const RETIRED: Readonly<Record<string, string>> = {
+  PLANT_STORE_TRUST_PROXY:
+    "PLANT_STORE_TRUST_PROXY is retired: the OpenAPI document's server is now relative (the base path, or /), which is right behind any proxy and takes no request header; set PLANT_STORE_PUBLIC_URL to name an absolute one",
+};
+
 /** An unknown `PLANT_STORE_*` variable, as an error naming the nearest known one. */
 function unknownSetting(env: SettingsEnv): string | undefined {
   const known = Object.keys(SETTINGS);
@@ -168,6 +172,7 @@ function unknownSetting(env: SettingsEnv): string | undefined {
     (key) => key.startsWith('PLANT_STORE_') && !Object.hasOwn(SETTINGS, key),
   );
   if (name === undefined) return undefined;
+  if (Object.hasOwn(RETIRED, name)) return RETIRED[name];
   return `${name} is not a setting plant-store knows; did you mean ${nearestName(name, known)}? (plant-store --help lists them)`;
 }
 
@@ -231,7 +236,6 @@ function settingsOf(v: SettingValues): Settings {
       basePath:
         v.PLANT_STORE_BASE_PATH ??
         (publicUrl === undefined ? '' : new URL(publicUrl).pathname.replace(/\/$/, '')),
-      trustProxy: v.PLANT_STORE_TRUST_PROXY ?? false,
     },
     limits: {
       maxBodyBytes: v.PLANT_STORE_MAX_BODY_BYTES,

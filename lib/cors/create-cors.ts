@@ -9,8 +9,8 @@
  */
 
 import { JSON_HEADERS } from '../errors.ts';
-import type { CreatePlant } from '../operation/create-plant.ts';
-import type { Reply } from '../operation/plain-request.ts';
+import type { Operation } from '../operation/create-plant.ts';
+import type { PlainRequest, Reply } from '../operation/plain-request.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { type CorsPolicy, registerCors } from '../store/cors-policy.ts';
 import type { Cors } from '../types.ts';
@@ -131,7 +131,7 @@ export function createCors(options: CorsOptions): Cors {
   };
   const policy: CorsPolicy = {
     headersFor,
-    wrap: (createPlant) => withCors(headersFor, preflight, createPlant),
+    wrap: (operation) => withCors(headersFor, preflight, operation),
   };
   return registerCors(policy);
 }
@@ -200,8 +200,8 @@ function headersOf(allowOrigin: string): HeaderMap {
 function withCors(
   headersFor: (origin: string | null) => HeaderMap,
   preflight: (origin: string | null) => Reply | undefined,
-  createPlant: CreatePlant,
-): CreatePlant {
+  operation: Operation,
+): (input: PlainRequest, answer: (reply: Reply) => void) => void {
   return (input, answer) => {
     const origin = input.origin ?? null;
     if (input.method === 'OPTIONS' && input.preflightMethod != null) {
@@ -212,7 +212,7 @@ function withCors(
       }
     }
     const headers = headersFor(origin);
-    createPlant(input, (reply) => answer(withHeaders(reply, headers)));
+    operation(input, (reply) => answer(withHeaders(reply, headers)));
   };
 }
 

@@ -1,136 +1,163 @@
 /**
- * One create as the diagnostics channels tell it: made only when someone listens, so that a
- * store nobody watches builds no message at all.
+ * The diagnostics channels of a store's creates, published from outside the operation: the
+ * create's events around its call and its answer, each collaborator's around its call. A create
+ * nobody listens to builds no message at all.
  *
  * @module
  */
 
-import type { PlainRequest, Reply } from '../operation/plain-request.ts';
+import type { Collaborators, Stored, Verdict } from '../operation/collaborator-answers.ts';
+import type { Operation } from '../operation/create-plant.ts';
+import type { CreateOutcome, PlainRequest, Reply } from '../operation/plain-request.ts';
 import { usableRequestId } from '../operation/request-id.ts';
-import type { TokenRejectionReason } from '../types.ts';
 import { createTracer, repositoryTracer, type Tracer, verifierTracer } from './channels.ts';
-import type {
-  CollaboratorChannelMessage,
-  CreateChannelMessage,
-  CreateOutcome,
-} from './messages.ts';
+import type { CollaboratorChannelMessage, CreateChannelMessage } from './messages.ts';
 
 /**
- * Publishes one create's events (see `CreateChannelMessage` and `CollaboratorChannelMessage`
- * for their order). The operation calls it at each step, only when `begin` made one.
+ * The operation as the channels watch it (see `CreateChannelMessage` and
+ * `CollaboratorChannelMessage` for the events and their order).
+ *
+ * @param operation The store's operation.
+ * @param collaborators The store's verifier and repository, as the operation calls them.
+ * @returns The operation, traced whenever anyone listens.
  */
-export class CreateTrace {
-  readonly #message: CreateChannelMessage;
+export function traced(operation: Operation, collaborators: Collaborators): Operation {
+  return (input, answer) => {
+    if (!createTracer.active && !verifierTracer.active && !repositoryTracer.active) {
+      return operation(input, answer);
+    }
+    const trace = new CreateTrace(input, collaborators);
+    operation(
+      input,
+      (reply, outcome, fault) => trace.answered(reply, outcome, fault, answer),
+      trace,
+    );
+    createTracer.end.publish(trace.message);
+  };
+}
+
+/** One create's messages; it stands between the operation and its collaborators. */
+class CreateTrace implements Collaborators {
+  readonly message: CreateChannelMessage;
   /** The collaborator call in flight, if any, and its channel. */
   #call: CollaboratorChannelMessage | undefined;
   #callTracer: Tracer = verifierTracer;
   #callReturned = false;
+  readonly #collaborators: Collaborators;
 
-  /**
-   * Starts the trace of a create, when anyone listens to any of the store's channels.
-   *
-   * @param input The request.
-   * @returns The trace, or `undefined` when nobody listens.
-   */
-  static begin(input: PlainRequest): CreateTrace | undefined {
-    if (!createTracer.active && !verifierTracer.active && !repositoryTracer.active) {
-      return undefined;
-    }
-    return new CreateTrace(input);
-  }
-
-  private constructor(input: PlainRequest) {
-    this.#message = {
+  constructor(input: PlainRequest, collaborators: Collaborators) {
+    this.#collaborators = collaborators;
+    this.message = {
       requestId: usableRequestId(input.requestId()),
       method: input.method,
       path: input.path,
       traceparent: input.header('traceparent') ?? undefined,
       tracestate: input.header('tracestate') ?? undefined,
     };
-    createTracer.start.publish(this.#message);
+    createTracer.start.publish(this.message);
   }
 
-  /** The verifier is called. */
-  verifying(): void {
-    this.#calling(verifierTracer);
+  verify(
+    token: string,
+    context: Parameters<Collaborators['verify']>[1],
+    then: (verdict: Verdict) => void,
+    fail: (error: unknown) => void,
+  ): void {
+    const call = this.#calling(verifierTracer);
+    this.#collaborators.verify(
+      token,
+      context,
+      (verdict) => {
+        if (call === this.#call) {
+          call.valid = verdict.valid;
+          if (!verdict.valid) call.reason = this.message.reason = verdict.reason;
+          this.#settle(call);
+        }
+        then(verdict);
+      },
+      (error) => {
+        this.#failed(call, error);
+        fail(error);
+      },
+    );
+    this.#returned(call);
   }
 
-  /** The repository is called. */
-  storing(): void {
-    this.#calling(repositoryTracer);
-  }
-
-  /** The collaborator's call returned: its answer, or a promise of it. */
-  returned(): void {
-    const call = this.#call;
-    if (call !== undefined && !this.#callReturned) {
-      this.#callReturned = true;
-      this.#callTracer.end.publish(call);
-    }
-  }
-
-  /** The verifier's verdict is in hand. */
-  verified(valid: boolean, reason: TokenRejectionReason | undefined): void {
-    const call = this.#call;
-    if (call === undefined) return;
-    call.valid = valid;
-    if (!valid) call.reason = this.#message.reason = reason;
-    this.#settle(call);
-  }
-
-  /** The repository's outcome is in hand. */
-  stored(outcome: 'created' | 'replayed' | 'conflict'): void {
-    const call = this.#call;
-    if (call === undefined) return;
-    call.outcome = outcome;
-    this.#settle(call);
+  store(
+    plant: Parameters<Collaborators['store']>[0],
+    context: Parameters<Collaborators['store']>[1],
+    then: (stored: Stored) => void,
+    fail: (error: unknown) => void,
+  ): void {
+    const call = this.#calling(repositoryTracer);
+    this.#collaborators.store(
+      plant,
+      context,
+      (stored) => {
+        if (call === this.#call) {
+          call.outcome = stored;
+          this.#settle(call);
+        }
+        then(stored);
+      },
+      (error) => {
+        this.#failed(call, error);
+        fail(error);
+      },
+    );
+    this.#returned(call);
   }
 
   /**
-   * The create failed (a fault) or ends early (the deadline, a client that left): a
-   * collaborator still waited on fails with the same error.
+   * The create's reply is ready: a fault or an early end fails a call still in flight and the
+   * create, then `send` hands the reply on between `asyncStart` and `asyncEnd`.
    */
-  failed(error: unknown): void {
-    const call = this.#call;
-    if (call !== undefined) {
-      call.error = error;
-      this.#callTracer.error.publish(call);
-      this.#settle(call);
+  answered(
+    reply: Reply,
+    outcome: CreateOutcome,
+    fault: unknown,
+    send: (reply: Reply, outcome: CreateOutcome, fault?: unknown) => void,
+  ): void {
+    const message = this.message;
+    if (fault !== undefined) {
+      if (this.#call !== undefined) this.#failed(this.#call, fault);
+      message.error = fault;
+      createTracer.error.publish(message);
     }
-    this.#message.error = error;
-    createTracer.error.publish(this.#message);
-  }
-
-  /**
-   * The create's reply is ready: `send` hands it on between `asyncStart` and `asyncEnd`.
-   *
-   * @param reply The reply.
-   * @param outcome What the create came to.
-   * @param send Hands the reply to the front.
-   */
-  answered(reply: Reply, outcome: CreateOutcome, send: (reply: Reply) => void): void {
-    const message = this.#message;
     message.status = reply.status;
     message.outcome = outcome;
     createTracer.asyncStart.publish(message);
-    send(reply);
+    send(reply, outcome, fault);
     createTracer.asyncEnd.publish(message);
   }
 
-  /** The store's call of the operation returned. */
-  end(): void {
-    createTracer.end.publish(this.#message);
-  }
-
-  #calling(tracer: Tracer): void {
+  #calling(tracer: Tracer): CollaboratorChannelMessage {
     const call: CollaboratorChannelMessage = {
-      create: this.#message,
-      requestId: this.#message.requestId,
+      create: this.message,
+      requestId: this.message.requestId,
     };
     this.#call = call;
     this.#callTracer = tracer;
     this.#callReturned = false;
     tracer.start.publish(call);
+    return call;
+  }
+
+  /** The collaborator's call returned: its answer, or a promise of it. */
+  #returned(call: CollaboratorChannelMessage): void {
+    if (call === this.#call && !this.#callReturned) {
+      this.#callReturned = true;
+      this.#callTracer.end.publish(call);
+    }
+  }
+
+  /** The call failed, or the create ended while it waited; a call already over hears nothing. */
+  #failed(call: CollaboratorChannelMessage, error: unknown): void {
+    if (call === this.#call) {
+      call.error = error;
+      this.#callTracer.error.publish(call);
+      this.#settle(call);
+    }
   }
 
   /** The call in flight is over: `end` if it had not returned, then `asyncStart`, `asyncEnd`. */

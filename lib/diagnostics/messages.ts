@@ -6,14 +6,10 @@
  * @module
  */
 
-import type { PlantApiErrorCode } from '../errors.ts';
+import type { CreateOutcome } from '../operation/plain-request.ts';
 import type { TokenRejectionReason } from '../types.ts';
 
-/**
- * What a create came to: `created`, `replayed` (the same plant was stored already: `200`),
- * `conflict` (`409`), or the code of the error it answered with.
- */
-export type CreateOutcome = 'created' | 'replayed' | 'conflict' | PlantApiErrorCode;
+export type { CreateOutcome };
 
 /**
  * The message of every event of the `plant-store:create` tracing channel, one object per

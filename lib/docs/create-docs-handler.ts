@@ -77,7 +77,8 @@ export function docsHandler(
   } = options ?? {};
   checkOptionNames('createDocsHandler', options, DOCS_OPTIONS);
   checkOptions(path, documentUrl, title, onError);
-  const page = docsPage(path, documentUrl, title);
+  const page = docsPage(path, documentUrl, title, false);
+  const pageBelow = docsPage(path, documentUrl, title, true);
   const pageHeaders = {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': contentSecurityPolicy(documentUrl, apiOrigin),
@@ -103,8 +104,10 @@ export function docsHandler(
     const name = pathname.slice(pathname.lastIndexOf('/') + 1);
     if (name === 'init.js')
       return new Response(head ? null : INIT_SCRIPT, { headers: initHeaders });
-    if (!RENDERER_FILES.has(name))
-      return new Response(head ? null : page, { headers: pageHeaders });
+    if (!RENDERER_FILES.has(name)) {
+      const html = pathname.endsWith('/') ? pageBelow : page;
+      return new Response(head ? null : html, { headers: pageHeaders });
+    }
     try {
       const file = (await rendererFiles()).get(name) as RendererFile;
       return await fileResponse(request, file, head);

@@ -1,6 +1,6 @@
 /**
  * The reference page itself: a small HTML page that loads Swagger UI's two files and a start-up
- * script, all from the page's own path, under a Content-Security-Policy that lets the page talk
+ * script, all from below the page's own path, under a Content-Security-Policy that lets the page talk
  * to its own server only.
  *
  * @module
@@ -39,15 +39,21 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * The page's HTML.
+ * The page's HTML, for a browser at `path` itself or below it (`path/`). Every URL in it is
+ * relative to the page, so it works as it is behind a proxy that adds or strips a prefix.
  *
- * @param path Where the page is reached; its assets are below it.
- * @param documentUrl The OpenAPI document to render.
+ * @param path Where the page is reached, as the server sees it; its files are below it.
+ * @param documentUrl The OpenAPI document to render: a path on this server, or an http(s) URL.
  * @param title The page's title.
+ * @param below Whether the page is reached below `path` (`/docs/`) rather than at it.
  * @returns The HTML text.
  */
-export function docsPage(path: string, documentUrl: string, title: string): string {
-  const base = escapeHtml(path);
+export function docsPage(path: string, documentUrl: string, title: string, below: boolean): string {
+  const slash = path.lastIndexOf('/');
+  const files = escapeHtml(below ? './' : `./${path.slice(slash + 1)}/`);
+  const document = /^https?:\/\//i.test(documentUrl)
+    ? documentUrl
+    : relativeTo(below ? `${path}/` : path.slice(0, slash + 1), documentUrl);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -55,15 +61,25 @@ export function docsPage(path: string, documentUrl: string, title: string): stri
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="${base}/swagger-ui.css">
+<link rel="stylesheet" href="${files}swagger-ui.css">
 </head>
 <body>
-<div id="reference" data-document-url="${escapeHtml(documentUrl)}"></div>
-<script src="${base}/swagger-ui-bundle.js"></script>
-<script src="${base}/init.js"></script>
+<div id="reference" data-document-url="${escapeHtml(document)}"></div>
+<script src="${files}swagger-ui-bundle.js"></script>
+<script src="${files}init.js"></script>
 </body>
 </html>
 `;
+}
+
+/** A path as a reference relative to the directory `from` (which ends with `/`). */
+function relativeTo(from: string, target: string): string {
+  const up = from.split('/').slice(1, -1);
+  const down = target.split('/').slice(1);
+  let common = 0;
+  while (common < up.length && common < down.length - 1 && up[common] === down[common]) common++;
+  const ups = up.length - common;
+  return (ups === 0 ? './' : '../'.repeat(ups)) + down.slice(common).join('/');
 }
 
 /**

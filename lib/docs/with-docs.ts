@@ -6,8 +6,7 @@
  */
 
 import { checkOptionNames } from '../options/check-option-names.ts';
-import { locationOf } from '../store/mount.ts';
-import { attachPlainHandler, plainHandlerOf } from '../store/plain-handler.ts';
+import { recordRoutes, routesOf } from '../store/store-routes.ts';
 import { pathOf } from '../store/url-path.ts';
 import { DOCS_OPTIONS, docsHandler, isDocsFile } from './create-docs-handler.ts';
 import type { CreateDocsHandlerOptions, FetchHandler } from './types.ts';
@@ -41,7 +40,7 @@ export function withDocs(
 ): (request: Request) => Promise<Response> {
   if (typeof fetch !== 'function') throw new TypeError('withDocs needs a fetch handler function');
   checkOptionNames('withDocs', options, DOCS_OPTIONS);
-  const store = locationOf(fetch);
+  const store = routesOf(fetch);
   const base = store?.basePath ?? '';
   const path = options?.path ?? `${base}/docs`;
   const documentUrl = options?.documentUrl ?? `${base}/openapi.json`;
@@ -58,10 +57,9 @@ export function withDocs(
     }
     return fetch(request);
   };
-  // The store's plain route stays the store's: it is never one of the page's paths.
-  const plain = plainHandlerOf(fetch);
-  if (plain?.path !== undefined && plain.path !== path && !plain.path.startsWith(below)) {
-    attachPlainHandler(combined, plain);
+  // The store's plain route stays the store's unless it is one of the page's paths.
+  if (store?.path !== undefined && store.path !== path && !store.path.startsWith(below)) {
+    recordRoutes(combined, store);
   }
   return combined;
 }

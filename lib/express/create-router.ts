@@ -9,7 +9,7 @@ import express, { type Router } from 'express';
 import { withDocs } from '../docs.ts';
 import { type NodeListener, toNodeListener } from '../node.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
-import { fetchUnder } from '../store/mount.ts';
+import { fetchUnder } from '../store/store-routes.ts';
 import type { PlantStore } from '../types.ts';
 
 /** Options of `createRouter`. */
@@ -34,8 +34,7 @@ const KEPT_MOUNT_PATHS = 64;
  * parsers: the store reads the raw body itself (size limit, strict UTF-8, exact int64 ids).
  * Behind one (`express.json()`), the raw bytes are gone: a create then gets `500` and the
  * store's `onError` hears `ERR_BODY_ALREADY_READ`, naming the fix; never a `200` built from a
- * re-parsed body. A trusted proxy's headers count only with the store's `trustProxy`, not
- * Express's `trust proxy` setting.
+ * re-parsed body.
  *
  * @param store The store to serve, from `createPlantStore`.
  * @param options Whether to serve the reference page.

@@ -10,7 +10,7 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastif
 import { withDocs } from '../docs.ts';
 import { toNodeListener } from '../node.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
-import { fetchUnder } from '../store/mount.ts';
+import { fetchUnder } from '../store/store-routes.ts';
 import type { PlantStore } from '../types.ts';
 
 /** Options of the Fastify plugin, beside Fastify's own `prefix`. */
@@ -37,8 +37,7 @@ const KNOWN_OPTIONS = ['store', 'docs', 'prefix', 'logLevel', 'logSerializers'];
  * `plant-store/node` (so Fastify's `onSend` hooks do not see them: use the store's `cors`
  * option rather than a CORS plugin for these routes). The plugin's scope is encapsulated and
  * replaces the host's body parsers with one that reads nothing: the store reads the raw body
- * itself (size limit, strict UTF-8, exact int64 ids). A trusted proxy's headers count only with
- * the store's `trustProxy`, not Fastify's.
+ * itself (size limit, strict UTF-8, exact int64 ids).
  *
  * @param scope The plugin's encapsulated Fastify instance.
  * @param options The store, `docs`, and Fastify's `prefix`.

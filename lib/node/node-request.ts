@@ -32,6 +32,7 @@ export class NodeRequest implements PlainRequest {
   declare readonly method: string;
   declare readonly authorization: string | null;
   declare readonly contentType: string | null;
+  declare readonly contentEncoding: string | null;
   declare readonly origin: string | null;
   declare readonly preflightMethod: string | null;
   declare readonly declaredLength: number;
@@ -57,6 +58,7 @@ export class NodeRequest implements PlainRequest {
     let hosts = 0;
     let authorization: string | null = null;
     let contentType: string | null = null;
+    let contentEncoding: string | null = null;
     let contentLength: string | null = null;
     let origin: string | null = null;
     let preflightMethod: string | null = null;
@@ -94,6 +96,10 @@ export class NodeRequest implements PlainRequest {
           )
             origin = joined(origin, value);
           break;
+        case 16:
+          if (name === 'Content-Encoding' || name.toLowerCase() === 'content-encoding')
+            contentEncoding = joined(contentEncoding, value);
+          break;
         case 17:
           if (name.toLowerCase() === 'transfer-encoding')
             transferEncoding = joined(transferEncoding, value);
@@ -114,6 +120,7 @@ export class NodeRequest implements PlainRequest {
     this.method = req.method ?? 'GET';
     this.authorization = authorization;
     this.contentType = contentType;
+    this.contentEncoding = contentEncoding;
     this.origin = origin;
     this.preflightMethod = preflightMethod;
     // Node's HTTP parser refuses a Content-Length that is not plain digits, or given twice.

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorReply } from '../errors.ts';
-import { plainHandlerOf } from '../store/plain-handler.ts';
+import { routesOf } from '../store/store-routes.ts';
 import { rejectClient, writeRawReply } from './client-error.ts';
 import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
 import { count, defaultOnError, report } from './listener-config.ts';
@@ -147,7 +147,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   server.on('checkExpectation', onRequest);
   // Node closes a CONNECT's socket unanswered when nobody listens: route it like any other
   // method (its target is no path: 404 for a store's fetch), then close.
-  const plain = plainHandlerOf(options.fetch);
+  const plain = routesOf(options.fetch);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const reply =
       plain?.refuse(targetPath(req.url)) ??

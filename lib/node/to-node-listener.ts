@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply } from '../errors.ts';
 import type { Reply } from '../operation/plain-request.ts';
-import { type PlainHandler, plainHandlerOf } from '../store/plain-handler.ts';
+import { routesOf, type StoreRoutes } from '../store/store-routes.ts';
 import {
   count,
   DEFAULT_DRAIN_TIMEOUT,
@@ -87,7 +87,7 @@ export function toNodeListener(
     drainTimeout: count(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
   };
   // A plant store's own routes read the adapter's request as it is and answer plain replies.
-  const plain = plainHandlerOf(handler);
+  const plain = routesOf(handler);
   return (req, res) => {
     const request = new NodeRequest(req, res);
     // Node reads nothing more on a connection after a request that asks for an upgrade: it is
@@ -131,7 +131,7 @@ export function toNodeListener(
  * The answer to a method no `Request` can carry: a plant store routes it like any other method
  * it does not take; any other handler cannot be handed it.
  */
-function refusal(plain: PlainHandler | undefined, request: NodeRequest): Reply {
+function refusal(plain: StoreRoutes | undefined, request: NodeRequest): Reply {
   return (
     plain?.refuse(request.path) ??
     errorReply('ERR_NOT_IMPLEMENTED', `the method ${request.method} is not implemented`)

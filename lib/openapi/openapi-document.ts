@@ -43,8 +43,8 @@ const challenge = {
  * The OpenAPI 3.1.0 document: title "OpenAPI Plant Store", version 1.0.0, license MIT, security
  * scheme `bearerAuth`, schemas `Plant`, `NewPlant` and `Error`, the operation `POST /plants`,
  * and the reusable `404`/`405` responses the router answers with. Its server is relative (`/`:
- * wherever the document is served from); `fetch` serves it at `GET /openapi.json` naming the
- * origin it was fetched from instead.
+ * wherever the document is served from); `fetch` serves it at `GET /openapi.json`, under the
+ * store's base path (which the server then names) or with its public URL.
  *
  * @example
  * ```ts
@@ -190,23 +190,16 @@ export const openApiDocument = {
 } as const;
 
 /**
- * The OpenAPI document as `fetch` serves it: JSON whose one server is `server`, the origin the
- * document was fetched from (followed by the store's base path), or the store's public URL, so
- * that a reference page's "try it" and a client generated from the served document call this
- * very server (a generator given a relative server URL makes a client that cannot run outside a
- * browser). The paths stay relative to it (`/plants`).
+ * The OpenAPI document as `fetch` serves it: JSON whose one server is `server`, relative (the
+ * store's base path, `/` at the root: every reader resolves it against wherever it fetched the
+ * document) or the store's public URL. The paths stay relative to it (`/plants`).
  *
- * @param server The server's URL, such as `http://127.0.0.1:3000` or `https://example.com/api`.
+ * @param server `/`, a base path such as `/api`, or an absolute URL.
  * @returns The document's JSON text.
- * @example
- * ```ts
- * JSON.parse(openApiJsonFor('http://127.0.0.1:3000')).servers[0].url; // 'http://127.0.0.1:3000'
- * ```
  */
 export function openApiJsonFor(server: string): string {
-  // Made for each request: a reference page or a client generator asks for it now and then.
-  return JSON.stringify({
-    ...openApiDocument,
-    servers: [{ url: server, description: 'The server this document came from.' }],
-  });
+  const description = server.startsWith('/')
+    ? 'The server this document is served from.'
+    : 'The URL clients reach the API at.';
+  return JSON.stringify({ ...openApiDocument, servers: [{ url: server, description }] });
 }

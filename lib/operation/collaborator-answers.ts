@@ -1,34 +1,177 @@
 /**
- * The shapes a host's collaborators must answer with, checked before the operation uses an
- * answer: a verifier's `TokenVerdict` and a repository's `CreatePlantOutcome`. An answer of
- * another shape is a bug in the host's code, so it becomes an error that names the
- * collaborator and the shape (for `onError`), never a client's `401` or an internal `TypeError`;
- * so does an answer that had not come when the create's deadline passed.
+ * Where the operation meets the host's collaborators: each is called, its answer awaited when it
+ * is a thenable, and read once into plain values, all inside one guard. Whatever the host's code
+ * does on the way (throws, rejects, a getter or a `Proxy` that throws, a thenable whose `then`
+ * throws, one that settles twice) ends in exactly one of `then` or `fail`.
  *
  * @module
  */
 
-import { PlantApiError } from '../errors.ts';
-import type { CreatePlantOutcome, Plant, TokenVerdict } from '../types.ts';
+import { PlantApiError, type PlantApiErrorCode } from '../errors.ts';
+import type {
+  CreatePlantOutcome,
+  NewPlant,
+  Plant,
+  PlantRepository,
+  TokenRejectionReason,
+  TokenVerdict,
+  TokenVerifier,
+} from '../types.ts';
+import type { CollaboratorContext } from './collaborator-context.ts';
 
-/** Whether a verifier's answer is a `TokenVerdict`. */
-export function isVerdict(verdict: unknown): verdict is TokenVerdict {
-  return typeof (verdict as TokenVerdict | null)?.valid === 'boolean';
+/** A verifier's verdict, read once. */
+export interface Verdict {
+  readonly valid: boolean;
+  /** What the verifier learned of the caller, when it accepted the token. */
+  readonly principal: unknown;
+  /** Why it refused the token, when it said with a known reason. */
+  readonly reason: TokenRejectionReason | undefined;
+}
+
+/** What a repository's answer came to for the plant it was given. */
+export type Stored = 'created' | 'replayed' | 'conflict';
+
+/**
+ * The collaborators as the operation calls them: each call ends in `then` or `fail`, once.
+ * The diagnostics channels wrap these calls from outside the operation.
+ */
+export interface Collaborators {
+  verify(
+    token: string,
+    context: CollaboratorContext,
+    then: (verdict: Verdict) => void,
+    fail: (error: unknown) => void,
+  ): void;
+  store(
+    plant: NewPlant,
+    context: CollaboratorContext,
+    then: (stored: Stored) => void,
+    fail: (error: unknown) => void,
+  ): void;
+}
+
+/** The store's verifier and repository, called through the guard. */
+export function collaboratorsOf(
+  verifier: TokenVerifier,
+  repository: PlantRepository,
+): Collaborators {
+  return {
+    verify(token, context, then, fail) {
+      ask(() => verifier.verify(token, context), readVerdict, then, fail);
+    },
+    store(plant, context, then, fail) {
+      ask(
+        () => repository.create(plant, context),
+        (answer) => readOutcome(answer, plant),
+        then,
+        fail,
+      );
+    },
+  };
 }
 
 /**
- * Whether a repository's answer is a `CreatePlantOutcome`: created, or not with the stored
- * plant (a store may hand back an absent tag as `null` or `undefined`).
+ * Calls a collaborator and reads its answer, or what its thenable settles to first, with `read`.
+ * `then` runs outside the guard's `try` unless a thenable settled synchronously inside its own
+ * `then`.
  */
+function ask<T>(
+  call: () => unknown,
+  read: (answer: unknown) => T,
+  then: (value: T) => void,
+  fail: (error: unknown) => void,
+): void {
+  let answer: unknown;
+  let thenOfAnswer: unknown;
+  try {
+    answer = call();
+    thenOfAnswer = (answer as PromiseLike<unknown> | null | undefined)?.then;
+  } catch (error) {
+    return fail(error);
+  }
+  if (typeof thenOfAnswer !== 'function') return settle(answer, read, then, fail);
+  let settled = false;
+  const resolve = (value: unknown) => {
+    if (!settled) {
+      settled = true;
+      settle(value, read, then, fail);
+    }
+  };
+  const reject = (error: unknown) => {
+    if (!settled) {
+      settled = true;
+      fail(error);
+    }
+  };
+  try {
+    thenOfAnswer.call(answer, resolve, reject);
+  } catch (error) {
+    reject(error);
+  }
+}
+
+function settle<T>(
+  answer: unknown,
+  read: (answer: unknown) => T,
+  then: (value: T) => void,
+  fail: (error: unknown) => void,
+): void {
+  let value: T;
+  try {
+    value = read(answer);
+  } catch (error) {
+    return fail(error);
+  }
+  then(value);
+}
+
+/** A verifier's answer as a `Verdict`; only an explicit `valid: true` accepts. */
+function readVerdict(answer: unknown): Verdict {
+  const verdict = answer as Partial<TokenVerdict> | null | undefined;
+  const valid = verdict?.valid;
+  if (typeof valid !== 'boolean') throw malformedAnswer('ERR_MALFORMED_VERDICT', answer);
+  if (valid)
+    return { valid, principal: (verdict as { principal?: unknown }).principal, reason: undefined };
+  const reason = (verdict as { reason?: unknown }).reason;
+  const known = typeof reason === 'string' ? (reason as TokenRejectionReason) : undefined;
+  return { valid, principal: undefined, reason: known };
+}
+
+/**
+ * A repository's answer for `plant`: created, or the stored plant's content compared with it (a
+ * store may hand back an absent tag as `null` or `undefined`).
+ */
+function readOutcome(answer: unknown, plant: NewPlant): Stored {
+  const outcome = answer as { created?: unknown; existing?: Partial<Plant> | null } | null;
+  const created = outcome?.created;
+  if (created === true) return 'created';
+  const existing = created === false ? outcome?.existing : undefined;
+  const name = existing?.name;
+  const tag = existing?.tag ?? undefined;
+  if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
+    throw malformedAnswer('ERR_MALFORMED_OUTCOME', answer);
+  }
+  return name === plant.name && tag === plant.tag ? 'replayed' : 'conflict';
+}
+
+/** Whether a verifier's answer is a `TokenVerdict`. */
+export function isVerdict(verdict: unknown): verdict is TokenVerdict {
+  try {
+    readVerdict(verdict);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a repository's answer is a `CreatePlantOutcome`. */
 export function isOutcome(outcome: unknown): outcome is CreatePlantOutcome {
-  const answer = outcome as { created?: unknown; existing?: Plant } | null | undefined;
-  if (answer?.created === true) return true;
-  const existing = answer?.existing;
-  return (
-    answer?.created === false &&
-    typeof existing?.name === 'string' &&
-    (existing.tag === undefined || existing.tag === null || typeof existing.tag === 'string')
-  );
+  try {
+    readOutcome(outcome, { id: 0n, name: '' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** What each collaborator must answer. */
@@ -53,8 +196,16 @@ export function malformedAnswer(code: keyof typeof SHAPES, answer: unknown): Pla
 /** A value as a message names it: its kind, never its content (a principal may be personal). */
 function kindOf(value: unknown): string {
   switch (typeof value) {
-    case 'object':
-      return value === null ? 'null' : `an object with the keys [${Object.keys(value).join(', ')}]`;
+    case 'object': {
+      if (value === null) return 'null';
+      let keys: string;
+      try {
+        keys = Object.keys(value).join(', ');
+      } catch {
+        return 'an object whose keys cannot be listed';
+      }
+      return `an object with the keys [${keys}]`;
+    }
     case 'undefined':
     case 'boolean':
       return String(value);
@@ -63,9 +214,16 @@ function kindOf(value: unknown): string {
   }
 }
 
-/** Whether a collaborator's answer is a promise (or any thenable) rather than the value itself. */
-export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+/**
+ * The code of a `PlantApiError`, or `undefined` for any other error, one that cannot even be
+ * inspected included.
+ */
+export function codeOf(error: unknown): PlantApiErrorCode | undefined {
+  try {
+    return error instanceof PlantApiError ? error.code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

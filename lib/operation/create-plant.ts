@@ -1,42 +1,30 @@
 /**
  * The create-a-plant operation: the behaviour contract's checks, in its order, on plain values
- * (`plain-request.ts`), whichever front the request came through. The steps below are numbered
- * as the contract (the README's "Behaviour" section) numbers them:
- *
- * 1. method, 2. authentication (the header, then the verifier), 3. body present,
- * 4. media type, 5. size (declared, then counted while the body is read), 6. decoding,
- * 7. shape (6 and 7 in `read-json-plant.ts`), 8. store.
- *
- * Past 300 lines, and one job: the steps read in the contract's order, each beside what it
- * tells the diagnostics channels (`diagnostics/create-trace.ts`) and the host's hooks.
+ * (`plain-request.ts`), whichever front the request came through. The steps are numbered as the
+ * contract numbers them; 6 and 7 are in `read-json-plant.ts`, and the collaborators are met in
+ * `collaborator-answers.ts`.
  *
  * @module
  */
 
-import { CreateTrace } from '../diagnostics/create-trace.ts';
-import type { CreateOutcome } from '../diagnostics/messages.ts';
 import { errorReply, JSON_HEADERS, PlantApiError, type PlantApiErrorCode } from '../errors.ts';
-import type {
-  ErrorContext,
-  NewPlant,
-  PlantRepository,
-  TokenRejectionReason,
-  TokenVerifier,
-} from '../types.ts';
+import type { ErrorContext, NewPlant, TokenRejectionReason } from '../types.ts';
 import { bearerToken } from './bearer-token.ts';
 import {
-  isOutcome,
-  isPromiseLike,
-  isVerdict,
-  malformedAnswer,
+  type Collaborators,
+  codeOf,
+  type Stored,
   unansweredAtDeadline,
+  type Verdict,
 } from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
 import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
 import { jsonString } from './json-text.ts';
-import { isJsonUtf8 } from './media-type.ts';
+import { isIdentityCoding, isJsonUtf8 } from './media-type.ts';
 import type {
+  Answer,
   BodyReadFailure,
+  CreateOutcome,
   BodySink,
   PlainRequest,
   PlantReply,
@@ -46,11 +34,9 @@ import { readJsonPlant } from './read-json-plant.ts';
 import { usableRequestId } from './request-id.ts';
 
 /** What every create of one store shares. */
-export interface CreatePlantSettings {
-  /** The store's auth. */
-  readonly verifier: TokenVerifier;
-  /** The store's storage. */
-  readonly repository: PlantRepository;
+export interface OperationSettings {
+  /** The store's verifier and repository. */
+  readonly collaborators: Collaborators;
   /** The largest body accepted, in bytes. */
   readonly maxBodyBytes: number;
   /** The store's deadline for one create, in milliseconds (named in what a deadline reports). */
@@ -65,80 +51,59 @@ export interface CreatePlantSettings {
 }
 
 /**
- * A store's create-a-plant operation on plain values: calls `answer` exactly once with the
- * reply, before it returns when nothing had to be waited for.
+ * A store's operation: calls `answer` exactly once, before it returns when nothing had to be
+ * waited for. `collaborators` replaces the store's own for this create (the diagnostics
+ * channels watch the calls that way).
  */
-export type CreatePlant = (input: PlainRequest, answer: (reply: Reply) => void) => void;
+export type Operation = (
+  input: PlainRequest,
+  answer: Answer,
+  collaborators?: Collaborators,
+) => void;
 
 /**
- * Makes a store's create-a-plant operation: it runs the contract's checks in order and calls
- * `answer` exactly once with the reply. Nothing that answers at once is waited for: with a
- * verifier and a repository that answer synchronously and a body already at hand, `answer` is
- * called before the operation returns, with no promise made on the way.
- *
- * @param settings The store's collaborators, limits and deadlines.
- * @returns The operation; `answer` must not throw.
- * @example
- * ```ts
- * const createPlant = createPlantOperation(settings);
- * createPlant(plainRequest, (reply) => send(reply));
- * ```
+ * Makes a store's create-a-plant operation. With a verifier and a repository that answer
+ * synchronously and a body already at hand, it answers before it returns, with no promise made.
  */
-export function createPlantOperation(settings: CreatePlantSettings): CreatePlant {
+export function createOperation(settings: OperationSettings): Operation {
   const store: Store = {
     ...settings,
     tooLarge: `request body is larger than ${settings.maxBodyBytes} bytes`,
   };
-  return function createPlant(input, answer) {
-    // Asked once per create: with nobody listening, no message is built.
-    const trace = CreateTrace.begin(input);
-    if (trace === undefined) return runCreate(store, input, answer, undefined);
-    runCreate(store, input, answer, trace);
-    trace.end();
+  return function createPlant(input, answer, collaborators = store.collaborators) {
+    // 1. Method.
+    if (input.method !== 'POST') return refuse(answer, 'ERR_METHOD_NOT_ALLOWED');
+    // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
+    const token = bearerToken(input.authorization);
+    if (token === undefined) return refuse(answer, 'ERR_MISSING_TOKEN');
+    new Create(store, input, answer, collaborators).verify(token);
   };
 }
 
-function runCreate(
-  store: Store,
-  input: PlainRequest,
-  answer: (reply: Reply) => void,
-  trace: CreateTrace | undefined,
-): void {
-  // 1. Method.
-  if (input.method !== 'POST') return refuse('ERR_METHOD_NOT_ALLOWED', answer, trace);
-  // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
-  const token = bearerToken(input.authorization);
-  if (token === undefined) return refuse('ERR_MISSING_TOKEN', answer, trace);
-  new CreatePlantCall(store, input, answer, trace).verify(token);
-}
-
-function refuse(
-  code: PlantApiErrorCode,
-  answer: (reply: Reply) => void,
-  trace: CreateTrace | undefined,
-): void {
-  if (trace === undefined) answer(errorReply(code));
-  else trace.answered(errorReply(code), code, answer);
+function refuse(answer: Answer, code: PlantApiErrorCode): void {
+  answer(errorReply(code), code);
 }
 
 /** A store's settings with what its creates derive from them once. */
-interface Store extends CreatePlantSettings {
+interface Store extends OperationSettings {
   /** The `413` message, which names the limit. */
   readonly tooLarge: string;
 }
 
 /**
- * One call of `createPlant` past the auth header; its methods are the steps, in order. It ends
- * when it answers, or early (`503`) when the deadline passes or the client goes, and then drops
- * the late answer of whatever it waited for.
+ * One create past the auth header; its methods are the steps, in order. It ends when it
+ * answers, or early (`503`) when the deadline passes or the client goes, and then drops the late
+ * answer of whatever it waited for.
  *
  * The collaborators' `AbortSignal` is made only when one reads it, since most never do. The
  * client is looked at only after a wait, on a fault and when the signal is made: a write that
  * lands for a client already gone is harmless, its retry a replay.
  */
-class CreatePlantCall implements BodySink, Expiring {
+class Create implements BodySink, Expiring {
   /** Answered, or ended early. */
   #over = false;
+  /** A collaborator is being called: an answer now came without a wait. */
+  #calling = false;
   /** What the create waits on, for the deadline's report. */
   #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
   #principal: unknown;
@@ -146,19 +111,14 @@ class CreatePlantCall implements BodySink, Expiring {
   readonly #deadline: Deadline;
   readonly #store: Store;
   readonly #input: PlainRequest;
-  readonly #answer: (reply: Reply) => void;
-  readonly #trace: CreateTrace | undefined;
+  readonly #answer: Answer;
+  readonly #collaborators: Collaborators;
 
-  constructor(
-    store: Store,
-    input: PlainRequest,
-    answer: (reply: Reply) => void,
-    trace: CreateTrace | undefined,
-  ) {
+  constructor(store: Store, input: PlainRequest, answer: Answer, collaborators: Collaborators) {
     this.#store = store;
     this.#input = input;
     this.#answer = answer;
-    this.#trace = trace;
+    this.#collaborators = collaborators;
     this.#deadline = store.startDeadline(this);
   }
 
@@ -180,52 +140,37 @@ class CreatePlantCall implements BodySink, Expiring {
 
   /** 2. Authentication, the token: the verifier decides. */
   verify(token: string): void {
-    let verdict: unknown;
-    this.#trace?.verifying();
-    try {
-      verdict = this.#store.verifier.verify(token, new CollaboratorContext(this));
-    } catch (error) {
-      return this.fail(error);
-    }
-    this.#trace?.returned();
-    if (isPromiseLike(verdict)) {
-      verdict.then(
-        (settled) => {
-          if (!this.#clientLeft()) this.checkHeaders(settled);
-        },
-        (error: unknown) => this.fail(error),
-      );
-    } else if (!this.#over) {
-      this.checkHeaders(verdict);
-    }
+    this.#calling = true;
+    this.#collaborators.verify(
+      token,
+      new CollaboratorContext(this),
+      (verdict) => this.#checkHeaders(verdict),
+      (error) => this.fail(error),
+    );
+    this.#calling = false;
   }
 
   /** 2. the verdict, then what the headers decide: 3. body present, 4. media type, 5. size. */
-  checkHeaders(verdict: unknown): void {
-    // Fail closed: only an explicit { valid: true } lets a request through, and a verdict of
-    // another shape is the host's bug, said in onError, not a client's bad token.
-    if (!isVerdict(verdict)) return this.fail(malformedAnswer('ERR_MALFORMED_VERDICT', verdict));
+  #checkHeaders(verdict: Verdict): void {
+    if (this.#dropsAnswer()) return;
     if (!verdict.valid) return this.#tokenRejected(verdict.reason);
-    this.#trace?.verified(true, undefined);
     this.#principal = verdict.principal;
     const input = this.#input;
     const { maxBodyBytes, tooLarge } = this.#store;
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
-    if (!input.hasBody || input.declaredLength === 0) {
-      this.#refuse('ERR_BODY_REQUIRED');
-    } else if (!isJsonUtf8(input.contentType)) {
-      // 4. Media type.
-      this.#refuse('ERR_UNSUPPORTED_MEDIA_TYPE');
-    } else if (input.declaredLength > maxBodyBytes) {
-      // 5. Size, as declared: refused before a byte is read.
-      this.#refuse('ERR_BODY_TOO_LARGE', tooLarge);
-    } else {
-      this.#waitingOn = 'body';
-      try {
-        input.readBody(maxBodyBytes, this);
-      } catch (error) {
-        this.fail(error);
-      }
+    if (!input.hasBody || input.declaredLength === 0) return this.#refuse('ERR_BODY_REQUIRED');
+    // 4. Media type, and a body as it is: never decoded as if it had no coding.
+    if (!isJsonUtf8(input.contentType)) return this.#refuse('ERR_UNSUPPORTED_MEDIA_TYPE');
+    if (!isIdentityCoding(input.contentEncoding)) {
+      return this.#refuse('ERR_UNSUPPORTED_CONTENT_ENCODING');
+    }
+    // 5. Size, as declared: refused before a byte is read.
+    if (input.declaredLength > maxBodyBytes) return this.#refuse('ERR_BODY_TOO_LARGE', tooLarge);
+    this.#waitingOn = 'body';
+    try {
+      input.readBody(maxBodyBytes, this);
+    } catch (error) {
+      this.fail(error);
     }
   }
 
@@ -234,68 +179,44 @@ class CreatePlantCall implements BodySink, Expiring {
     if (this.#over) return;
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (typeof bytes === 'string') {
-      const message = bytes === 'ERR_BODY_TOO_LARGE' ? this.#store.tooLarge : undefined;
-      return this.#refuse(bytes, message);
+      return this.#refuse(bytes, bytes === 'ERR_BODY_TOO_LARGE' ? this.#store.tooLarge : undefined);
     }
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
     if ('code' in plant) this.#refuse(plant.code, plant.message);
-    else this.store(plant);
+    else this.#storePlant(plant);
   }
 
   /** 8. Store: the repository inserts the plant if its id is free. */
-  store(plant: NewPlant): void {
+  #storePlant(plant: NewPlant): void {
     this.#waitingOn = 'repository';
-    const context = new CollaboratorContext(this, this.#principal);
-    let outcome: unknown;
-    this.#trace?.storing();
-    try {
-      outcome = this.#store.repository.create(plant, context);
-    } catch (error) {
-      return this.fail(error);
-    }
-    this.#trace?.returned();
-    if (isPromiseLike(outcome)) {
-      outcome.then(
-        (settled) => {
-          if (!this.#clientLeft()) this.reply(plant, settled);
-        },
-        (error: unknown) => this.fail(error),
-      );
-    } else if (!this.#over) {
-      this.reply(plant, outcome);
-    }
+    this.#calling = true;
+    this.#collaborators.store(
+      plant,
+      new CollaboratorContext(this, this.#principal),
+      (stored) => this.#reply(plant, stored),
+      (error) => this.fail(error),
+    );
+    this.#calling = false;
   }
 
   /** 8. The outcome: created, an idempotent replay, or a conflict. */
-  reply(plant: NewPlant, outcome: unknown): void {
-    if (!isOutcome(outcome)) return this.fail(malformedAnswer('ERR_MALFORMED_OUTCOME', outcome));
-    // Not created: a replay if the stored plant has the same content, else a conflict. A store
-    // may hand back an absent tag as null (SQL) or undefined: no tag.
-    let result: 'created' | 'replayed' | 'conflict' = 'created';
-    if (!outcome.created) {
-      const stored = outcome.existing;
-      const same = stored.name === plant.name && (stored.tag ?? undefined) === plant.tag;
-      result = same ? 'replayed' : 'conflict';
-    }
-    this.#trace?.stored(result);
-    if (result === 'conflict') this.#finish(errorReply('ERR_ID_CONFLICT'), result);
-    else this.#finish(plantReply(plant), result);
+  #reply(plant: NewPlant, stored: Stored): void {
+    if (this.#dropsAnswer()) return;
+    if (stored === 'conflict') this.#finish(errorReply('ERR_ID_CONFLICT'), stored);
+    else this.#finish(plantReply(plant), stored);
   }
 
   /** A fault (part of `BodySink`): reported and answered `500`, unless the create is over. */
   fail(error: unknown): void {
     if (this.#clientLeft()) return;
-    this.#trace?.failed(error);
+    const code = codeOf(error);
     // A full store is no fault: a repository says so to have the client told `507`.
-    if (error instanceof PlantApiError && error.code === 'ERR_STORE_FULL') {
-      return this.#refuse('ERR_STORE_FULL');
-    }
+    if (code === 'ERR_STORE_FULL') return this.#refuse(code, undefined, error);
     this.#report(error);
-    const code = error instanceof PlantApiError ? error.code : undefined;
     // A store unavailable for now is a 503 with Retry-After: the client's retry is a safe replay.
     const keep = code === 'ERR_BODY_ALREADY_READ' || code === 'ERR_STORE_UNAVAILABLE';
-    this.#refuse(keep ? code : 'ERR_INTERNAL');
+    this.#refuse(keep ? code : 'ERR_INTERNAL', undefined, error);
   }
 
   /**
@@ -307,7 +228,7 @@ class CreatePlantCall implements BodySink, Expiring {
     if (this.#clientLeft()) return;
     const waitingOn = this.#waitingOn;
     const reason = new PlantApiError('ERR_TIMEOUT');
-    if (waitingOn === 'body') return this.#end(reason, reason);
+    if (waitingOn === 'body') return this.#end(reason);
     const unanswered = unansweredAtDeadline(waitingOn, this.#store.timeoutMs);
     this.#report(unanswered);
     // The channels hear the error that names what was waited on; the signal keeps ERR_TIMEOUT.
@@ -315,20 +236,23 @@ class CreatePlantCall implements BodySink, Expiring {
   }
 
   /** A refused token: `401`, and the host hears why when it asked to and the verifier said. */
-  #tokenRejected(reason: unknown): void {
-    const known = typeof reason === 'string' ? (reason as TokenRejectionReason) : undefined;
-    this.#trace?.verified(false, known);
-    this.#store.tokenRejected?.(known, { requestId: usableRequestId(this.#input.requestId()) });
+  #tokenRejected(reason: TokenRejectionReason | undefined): void {
+    this.#store.tokenRejected?.(reason, { requestId: usableRequestId(this.#input.requestId()) });
     this.#refuse('ERR_INVALID_TOKEN');
   }
 
   /** Answers with an error, which the create then came to. */
-  #refuse(code: PlantApiErrorCode, message?: string): void {
-    this.#finish(errorReply(code, message), code);
+  #refuse(code: PlantApiErrorCode, message?: string, fault?: unknown): void {
+    this.#finish(errorReply(code, message), code, fault);
   }
 
   #report(error: unknown): void {
     this.#store.report(error, { requestId: usableRequestId(this.#input.requestId()) });
+  }
+
+  /** Whether a collaborator's answer comes too late: the create is over, or its client left. */
+  #dropsAnswer(): boolean {
+    return this.#calling ? this.#over : this.#clientLeft();
   }
 
   /** Whether the create is over, ending it first if the client left unheard. */
@@ -339,26 +263,23 @@ class CreatePlantCall implements BodySink, Expiring {
   }
 
   /**
-   * Ends the create early: the collaborators' signal fires with `reason`, the channels hear
-   * `traced`, and the client gets `503`.
+   * Ends the create early: the collaborators' signal fires with `reason`, the client gets
+   * `503`, and `fault` (the reason unless said) is what the create failed with.
    */
-  #end(reason: unknown, traced: unknown = reason): void {
+  #end(reason: unknown, fault: unknown = reason): void {
     if (!this.#over) {
       // Made here if no collaborator asked yet, so that a late reader finds it aborted.
       this.#controller ??= new AbortController();
       this.#controller.abort(reason);
-      this.#trace?.failed(traced);
-      this.#refuse('ERR_TIMEOUT');
+      this.#refuse('ERR_TIMEOUT', undefined, fault);
     }
   }
 
-  #finish(reply: Reply, outcome: CreateOutcome): void {
+  #finish(reply: Reply, outcome: CreateOutcome, fault?: unknown): void {
     if (!this.#over) {
       this.#over = true;
       this.#deadline.stop();
-      const trace = this.#trace;
-      if (trace === undefined) this.#answer(reply);
-      else trace.answered(reply, outcome, this.#answer);
+      this.#answer(reply, outcome, fault);
     }
   }
 }

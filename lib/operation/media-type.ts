@@ -22,3 +22,14 @@ export function isJsonUtf8(contentType: string | null): boolean {
   }
   return true;
 }
+
+/**
+ * Whether a `Content-Encoding` value leaves the body as it is: absent, empty or `identity`
+ * (https://www.rfc-editor.org/rfc/rfc9110#section-8.4). A coded body is refused rather than
+ * decoded: its size after decoding is not what the limit counted.
+ */
+export function isIdentityCoding(contentEncoding: string | null): boolean {
+  if (contentEncoding === null) return true;
+  const coding = contentEncoding.trim().toLowerCase();
+  return coding === '' || coding === 'identity';
+}

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ErrorReply } from '../errors.ts';
+import type { ErrorReply, PlantApiErrorCode } from '../errors.ts';
 
 /**
  * How the operation learns that the client went away: the part of an `AbortSignal` it uses, so
@@ -32,6 +32,8 @@ export interface PlainRequest {
   readonly authorization: string | null;
   /** The `Content-Type` header, `null` when absent. */
   readonly contentType: string | null;
+  /** The `Content-Encoding` header, `null` when absent. */
+  readonly contentEncoding: string | null;
   /** The `Origin` header, `null` when absent (or not read: a store without CORS needs none). */
   readonly origin: string | null;
   /** The `Access-Control-Request-Method` header of a CORS preflight, `null` when absent. */
@@ -88,3 +90,15 @@ export interface PlantReply {
 
 /** A response as plain values: what the operation answers and the fronts send. */
 export type Reply = PlantReply | ErrorReply;
+
+/**
+ * What a create came to: `created`, `replayed` (the same plant was stored already: `200`),
+ * `conflict` (`409`), or the code of the error it answered with.
+ */
+export type CreateOutcome = 'created' | 'replayed' | 'conflict' | PlantApiErrorCode;
+
+/**
+ * Hands a create's reply to its front, with what the create came to and, when a fault or an
+ * early end decided it, that error (never thrown: the front must not throw either).
+ */
+export type Answer = (reply: Reply, outcome: CreateOutcome, fault?: unknown) => void;

@@ -32,6 +32,19 @@ export const INSTRUMENTATION_VERSION = '0.1.0';
 /** The route every create answers, as spans and metrics name it. */
 const ROUTE = '/plants';
 
+/** The methods HTTP's semantic conventions name; any other is recorded as `_OTHER`. */
+const KNOWN_METHODS = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'TRACE',
+]);
+
 /** Options of `PlantStoreInstrumentation`: OpenTelemetry's own (`enabled`, default true). */
 export type PlantStoreInstrumentationConfig = InstrumentationConfig;
 
@@ -148,12 +161,14 @@ export class PlantStoreInstrumentation extends InstrumentationBase<PlantStoreIns
     const active = context.active();
     const underSpan = trace.getSpan(active) !== undefined;
     const parent = underSpan ? active : propagation.extract(active, traceCarrier(message));
+    const method = methodOf(message);
     const span = this.tracer.startSpan(
-      `${message.method} ${ROUTE}`,
+      `${method === '_OTHER' ? 'HTTP' : method} ${ROUTE}`,
       {
         kind: underSpan ? SpanKind.INTERNAL : SpanKind.SERVER,
         attributes: {
-          'http.request.method': message.method,
+          'http.request.method': method,
+          ...(method === '_OTHER' ? { 'http.request.method_original': message.method } : {}),
           'http.route': ROUTE,
           ...(message.path === undefined ? {} : { 'url.path': message.path }),
           ...(message.requestId === undefined
@@ -191,7 +206,7 @@ export class PlantStoreInstrumentation extends InstrumentationBase<PlantStoreIns
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
     this._duration.record((performance.now() - startedAt) / 1000, {
-      'http.request.method': message.method,
+      'http.request.method': methodOf(message),
       'http.route': ROUTE,
       'http.response.status_code': status,
       ...(status >= 400 ? { 'error.type': outcome } : {}),
@@ -233,11 +248,23 @@ function traceCarrier(message: CreateChannelMessage): Record<string, string> {
   return carrier;
 }
 
-/** Records what went wrong on a span: an error as an exception event, with its type. */
+/** The method as the semantic conventions record it: a made-up one would be a series of its own. */
+function methodOf(message: CreateChannelMessage): string {
+  return KNOWN_METHODS.has(message.method) ? message.method : '_OTHER';
+}
+
+/**
+ * Records what went wrong on a span: an error as an exception event, with its type. An error
+ * that throws when looked at is left out: a subscriber's throw would take the host down.
+ */
 function recordError(span: Span, error: unknown): void {
-  if (error instanceof Error) {
-    span.recordException(error);
-    const code = (error as { code?: unknown }).code;
-    span.setAttribute('error.type', typeof code === 'string' ? code : error.name);
+  try {
+    if (error instanceof Error) {
+      const code = (error as { code?: unknown }).code;
+      span.setAttribute('error.type', typeof code === 'string' ? code : error.name);
+      span.recordException(error);
+    }
+  } catch {
+    // Nothing more can be said of such an error.
   }
 }

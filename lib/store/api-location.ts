@@ -1,70 +1,78 @@
 /**
  * Where the API lives: the base path its routes are under, and the server its OpenAPI document
- * names (fixed by `publicUrl`, told by trusted proxies with `trustProxy`, else the origin the
- * document was fetched from).
+ * names: relative (`/`, or the base path), which every reader resolves against wherever it
+ * fetched the document, unless `publicUrl` fixes an absolute one. No request header ever enters
+ * the document, so a shared cache cannot hand anyone a copy that sends their token elsewhere.
  *
  * @module
  */
 
 /** A base path: one or more `/segment`s, no trailing slash, no query or fragment. */
 const BASE_PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
-/** A host and port a proxy may name: a DNS name, IPv4 or a bracketed IPv6 literal. */
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
-const PROTO = /^https?$/i;
+/** A `.` or `..` segment, however spelled: no request path ever holds one once parsed. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
 
-/** Where a store's routes are, and what server its document names for a request. */
+/** Where a store's routes are, and the server its document names. */
 export interface ApiLocation {
   /** The base path the routes are under: `''` for the root, else such as `/api`. */
   readonly basePath: string;
-  /** The origin of `publicUrl`, when it is set. */
-  readonly publicOrigin: string | undefined;
-  /**
-   * The document's server for a request: the public URL when fixed, else the request's origin
-   * (as trusted proxies tell it) followed by `basePath`.
-   */
-  serverFor(request: Request, origin: string, basePath: string): string;
+  /** The normalised `publicUrl` (no trailing slash), when it is set. */
+  readonly publicUrl: string | undefined;
 }
 
 /**
- * Checks and resolves the `basePath`, `publicUrl` and `trustProxy` options.
+ * Checks and resolves the `basePath` and `publicUrl` options.
  *
  * @throws {TypeError} When one is malformed.
  */
-export function apiLocationOf(
-  basePath: unknown,
-  publicUrl: unknown,
-  trustProxy: unknown,
-): ApiLocation {
+export function apiLocationOf(basePath: unknown, publicUrl: unknown): ApiLocation {
   const fixed = publicUrl === undefined ? undefined : checkPublicUrl(publicUrl);
-  const hops = trustedHops(trustProxy);
   const base =
     basePath === undefined ? (fixed === undefined ? '/' : new URL(fixed).pathname) : basePath;
   // The root is spelled `/`; an empty string is more likely a setting left blank.
   if (base === '') checkBasePath(null, 'basePath');
   return {
     basePath: base === '/' ? '' : checkBasePath(base, 'basePath'),
-    publicOrigin: fixed === undefined ? undefined : new URL(fixed).origin,
-    serverFor(request, origin, path) {
-      if (fixed !== undefined) return fixed;
-      return (hops === 0 ? origin : forwardedOrigin(request, origin, hops)) + path;
-    },
+    publicUrl: fixed,
   };
 }
 
 /**
- * Checks a base path: `''` (the root) or `/segment`s, with no trailing slash, query or fragment.
+ * The server the document names for routes under `base` (a mount path and the base path, `''`
+ * for the root).
+ */
+export function documentServer(location: ApiLocation, base: string): string {
+  return location.publicUrl ?? (base || '/');
+}
+
+/** What a store given the retired `trustProxy` option is told. */
+export const TRUST_PROXY_RETIRED =
+  "trustProxy is retired: the OpenAPI document's server is now relative (the base path, or /), " +
+  'which is right behind any proxy and takes no request header; set publicUrl to name an ' +
+  'absolute one';
+
+/**
+ * Checks a base path: `''` (the root) or `/segment`s, with no trailing slash, query, fragment
+ * or dot segment.
  *
  * @returns The path.
  * @throws {TypeError} When it is anything else.
  */
 export function checkBasePath(path: unknown, name: string): string {
-  if (path === '' || (typeof path === 'string' && BASE_PATH.test(path) && !path.includes('//'))) {
+  if (path === '' || (typeof path === 'string' && isBasePath(path))) {
     return path;
   }
+  const why =
+    typeof path === 'string' && DOT_SEGMENT.test(path)
+      ? ', no . or .. segment: no request path reaches one'
+      : '';
   throw new TypeError(
-    `${name} must be a URL path such as /api (a leading slash, no trailing slash, no query), got ${JSON.stringify(path)}`,
+    `${name} must be a URL path such as /api (a leading slash, no trailing slash, no query${why}), got ${JSON.stringify(path)}`,
   );
+}
+
+function isBasePath(path: string): boolean {
+  return BASE_PATH.test(path) && !path.includes('//') && !DOT_SEGMENT.test(path);
 }
 
 /**
@@ -90,7 +98,8 @@ export function publicUrlProblem(url: unknown): string | undefined {
   ) {
     return `must have no credentials, query or fragment, got ${JSON.stringify(url)}`;
   }
-  if (parsed.pathname !== '/' && !BASE_PATH.test(parsed.pathname.replace(/\/$/, ''))) {
+  const path = parsed.pathname.replace(/\/$/, '');
+  if (path !== '' && !isBasePath(path)) {
     return `has a path that is not a plain URL path, got ${JSON.stringify(url)}`;
   }
   return undefined;
@@ -102,89 +111,4 @@ function checkPublicUrl(url: unknown): string {
   if (problem !== undefined) throw new TypeError(`publicUrl ${problem}`);
   const parsed = new URL(url as string);
   return parsed.origin + parsed.pathname.replace(/\/$/, '');
-}
-
-/** `trustProxy` as a hop count: `false` 0, `true` 1 (the nearest proxy), or the number given. */
-function trustedHops(trustProxy: unknown): number {
-  if (trustProxy === undefined || trustProxy === false) return 0;
-  if (trustProxy === true) return 1;
-  if (Number.isSafeInteger(trustProxy) && (trustProxy as number) > 0) return trustProxy as number;
-  throw new TypeError(
-    `trustProxy must be true, false or a positive number of proxy hops, got ${String(trustProxy)}`,
-  );
-}
-
-/**
- * The origin as the trusted proxies tell it: `Forwarded` (RFC 7239) when present, else
- * `X-Forwarded-Proto` and `X-Forwarded-Host`. Each list is read at the entry the `hops`-th proxy
- * from this server added (the leftmost, when a proxy replaced the list rather than appending to
- * it); a value that is no http(s) scheme or no plain host is ignored, so a client's header can
- * never make the document name a malformed or script-bearing URL.
- */
-function forwardedOrigin(request: Request, origin: string, hops: number): string {
-  const { headers } = request;
-  let proto: string | undefined;
-  let host: string | undefined;
-  const forwarded = headers.get('forwarded');
-  if (forwarded !== null) {
-    const element = pick(parseForwarded(forwarded) ?? [], hops);
-    proto = element?.get('proto');
-    host = element?.get('host');
-  } else {
-    proto = pick(listOf(headers.get('x-forwarded-proto')), hops);
-    host = pick(listOf(headers.get('x-forwarded-host')), hops);
-  }
-  const own = new URL(origin);
-  const scheme =
-    proto !== undefined && PROTO.test(proto) ? proto.toLowerCase() : own.protocol.slice(0, -1);
-  const authority = host !== undefined && validHost(host) ? host : own.host;
-  try {
-    return new URL(`${scheme}://${authority}`).origin;
-  } catch {
-    return origin;
-  }
-}
-
-function validHost(host: string): boolean {
-  if (!HOST.test(host)) return false;
-  const port = /:([0-9]+)$/.exec(host)?.[1];
-  return port === undefined || host.endsWith(']') || Number(port) <= 65_535;
-}
-
-/** The entry `hops` from the end of a list, or its first when the list is shorter. */
-function pick<T>(list: readonly T[], hops: number): T | undefined {
-  return list.length === 0 ? undefined : list[Math.max(0, list.length - hops)];
-}
-
-function listOf(header: string | null): string[] {
-  if (header === null) return [];
-  return header.split(',').map((entry) => entry.trim());
-}
-
-/**
- * One `name=value` pair of a `Forwarded` header (RFC 7239 section 4), a token or a quoted
- * string, and what follows it: `;` before the element's next pair, `,` before the next element.
- */
-const FORWARDED_PAIR =
-  /[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)=(?:([!#$%&'*+.^_`|~0-9A-Za-z-]+)|"((?:[^"\\]|\\.)*)")[ \t]*([;,]|$)/y;
-
-/**
- * The elements of a `Forwarded` header, each its parameters by lowercase name; `undefined` when
- * it does not parse, so a malformed header decides nothing.
- */
-function parseForwarded(header: string): Map<string, string>[] | undefined {
-  const elements: Map<string, string>[] = [];
-  let element = new Map<string, string>();
-  FORWARDED_PAIR.lastIndex = 0;
-  while (FORWARDED_PAIR.lastIndex < header.length) {
-    const pair = FORWARDED_PAIR.exec(header);
-    if (pair === null) return undefined;
-    const [, name = '', token, quoted = '', next] = pair;
-    element.set(name.toLowerCase(), token ?? quoted.replace(/\\(.)/g, '$1'));
-    if (next !== ';') {
-      elements.push(element);
-      element = new Map();
-    }
-  }
-  return elements;
 }

@@ -6,13 +6,14 @@
  * @module
  */
 
-import type { CreatePlant } from '../operation/create-plant.ts';
+import type { Operation } from '../operation/create-plant.ts';
+import type { PlainRequest, Reply } from '../operation/plain-request.ts';
 import type { Cors } from '../types.ts';
 
 /** What a store needs of a CORS policy, on plain values. */
 export interface CorsPolicy {
   /** The operation with CORS: an allowed preflight answered, every reply given its headers. */
-  wrap(createPlant: CreatePlant): CreatePlant;
+  wrap(operation: Operation): (input: PlainRequest, answer: (reply: Reply) => void) => void;
   /** The CORS headers for a response to a request from `origin` (`null` when it has none). */
   headersFor(origin: string | null): Readonly<Record<string, string>>;
 }

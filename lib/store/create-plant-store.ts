@@ -9,7 +9,9 @@ import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../err
 import { callHook } from '../options/call-hook.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
-import { createPlantOperation } from '../operation/create-plant.ts';
+import { traced } from '../diagnostics/create-trace.ts';
+import { collaboratorsOf } from '../operation/collaborator-answers.ts';
+import { createOperation } from '../operation/create-plant.ts';
 import { createDeadlines } from '../operation/deadlines.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
 import type {
@@ -19,10 +21,9 @@ import type {
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
-import { apiLocationOf } from './api-location.ts';
+import { apiLocationOf, documentServer, TRUST_PROXY_RETIRED } from './api-location.ts';
 import { corsPolicyOf } from './cors-policy.ts';
-import { registerLocation, registerMount } from './mount.ts';
-import { attachPlainHandler } from './plain-handler.ts';
+import { recordRoutes } from './store-routes.ts';
 import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
 
@@ -44,7 +45,6 @@ const KNOWN_OPTIONS = [
   'cors',
   'basePath',
   'publicUrl',
-  'trustProxy',
 ];
 
 /**
@@ -52,10 +52,10 @@ const KNOWN_OPTIONS = [
  * with the storage and auth the host plugs in.
  *
  * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
- * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document
- * (its server: the origin it was fetched from), anything else to `404`; with `basePath`, both
- * routes are under it (`/api/plants`). `publicUrl` fixes the document's server, and
- * `trustProxy` lets the proxies in front (`Forwarded`, `X-Forwarded-Proto`/`-Host`) tell it.
+ * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document,
+ * anything else to `404`; with `basePath`, both routes are under it (`/api/plants`). The
+ * document's server is relative (`/`, or the base path), so it is right behind any proxy;
+ * `publicUrl` fixes an absolute one.
  * With the `cors` option, both answer browsers of the allowed origins (a preflight `204`, the
  * CORS headers on every response to them). Every answer follows the behaviour contract:
  * checks in the order method, auth, body presence, media type, size, UTF-8 and JSON, shape,
@@ -63,7 +63,7 @@ const KNOWN_OPTIONS = [
  *
  * @param options The repository (default: in memory), the verifier (required), the body limit
  *   (default 100 KiB), the deadline (default 10 s), the `onError` callback, CORS (default off),
- *   and where the API lives (`basePath`, `publicUrl`, `trustProxy`).
+ *   and where the API lives (`basePath`, `publicUrl`).
  * @returns The store's `handleCreatePlant` and `fetch`.
  * @throws {TypeError} When the verifier is missing, an option is out of range, or an option's
  *   name is not one of these (a misspelled option would otherwise be silently ignored).
@@ -95,14 +95,16 @@ export function createPlantStore<Principal = unknown>(
     cors,
     basePath,
     publicUrl,
-    trustProxy,
   } = options ?? ({} as CreatePlantStoreOptions<Principal>);
+  if (options !== null && typeof options === 'object' && 'trustProxy' in options) {
+    throw new TypeError(TRUST_PROXY_RETIRED);
+  }
   checkOptionNames('createPlantStore', options, KNOWN_OPTIONS);
   checkOptions(repository, verifier, maxBodyBytes, timeoutMs, onError);
   if (onTokenRejected !== undefined && typeof onTokenRejected !== 'function') {
     throw new TypeError('onTokenRejected must be a function');
   }
-  const location = apiLocationOf(basePath, publicUrl, trustProxy);
+  const location = apiLocationOf(basePath, publicUrl);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
   // One error object that fails many creates (a batch's statement) is one fault, heard once.
   const reported = new WeakSet<object>();
@@ -114,9 +116,9 @@ export function createPlantStore<Principal = unknown>(
     // A broken onError must not turn a 500 into a crash: its own failure goes to stderr.
     callHook((fault: unknown) => onError(fault, context), error);
   }
-  let createPlant = createPlantOperation({
-    verifier,
-    repository,
+  const collaborators = collaboratorsOf(verifier, repository);
+  const operation = createOperation({
+    collaborators,
     maxBodyBytes,
     timeoutMs,
     startDeadline: createDeadlines(timeoutMs),
@@ -133,7 +135,8 @@ export function createPlantStore<Principal = unknown>(
             ),
   });
   // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
-  if (policy !== undefined) createPlant = policy.wrap(createPlant);
+  const createPlant =
+    policy?.wrap(traced(operation, collaborators)) ?? traced(operation, collaborators);
   const withCorsOn = policy !== undefined;
 
   function handleCreatePlant(request: Request): Promise<Response> {
@@ -149,25 +152,20 @@ export function createPlantStore<Principal = unknown>(
   /** The routes under `base` (`''` for the root). */
   function fetchAt(base: string): (request: Request) => Promise<Response> {
     const plants = `${base}/plants`;
+    // The same for every request: no request header enters it.
+    const document = openApiJsonFor(documentServer(location, base));
 
-    function route(request: Request, url: URL): Response {
-      if (
-        url.pathname === `${base}/openapi.json` &&
-        (request.method === 'GET' || request.method === 'HEAD')
-      ) {
-        const body =
-          request.method === 'GET'
-            ? openApiJsonFor(location.serverFor(request, url.origin, base))
-            : null;
-        return new Response(body, { status: 200, headers: JSON_HEADERS });
+    function route(method: string, path: string): Response {
+      if (path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')) {
+        return new Response(method === 'GET' ? document : null, { headers: JSON_HEADERS });
       }
-      return replyResponse(refusal(url.pathname, base));
+      return replyResponse(refusal(path, base));
     }
 
     async function fetch(request: Request): Promise<Response> {
-      // The operation's path is told by a slice of the URL; the other routes need its origin.
-      if (pathOf(request.url) === plants) return handleCreatePlant(request);
-      const response = route(request, new URL(request.url));
+      const path = pathOf(request.url);
+      if (path === plants) return handleCreatePlant(request);
+      const response = route(request.method, path);
       if (policy !== undefined) {
         const headers = policy.headersFor(request.headers.get('origin'));
         for (const name in headers) response.headers.set(name, headers[name] as string);
@@ -175,26 +173,29 @@ export function createPlantStore<Principal = unknown>(
       return response;
     }
 
-    attachPlainHandler(fetch, {
+    recordRoutes(fetch, {
+      ...shared,
+      basePath: base,
       path: plants,
-      handle: createPlant,
       refuse: (path) => refusal(path, base),
     });
-    registerLocation(fetch, { basePath: base, publicOrigin: location.publicOrigin });
     return fetch;
   }
 
-  // The node:http adapter answers these routes on its own request, with no Request or Response.
-  attachPlainHandler(handleCreatePlant, {
-    path: undefined,
+  // What every handler of the store shares: the node:http adapter answers the operation on its
+  // own request, and a framework's mount path goes in front of the base path.
+  const shared = {
     handle: createPlant,
+    basePath: location.basePath,
+    publicOrigin: location.publicUrl === undefined ? undefined : new URL(location.publicUrl).origin,
+    under: (prefix: string) => fetchAt(prefix + location.basePath),
+  };
+  recordRoutes(handleCreatePlant, {
+    ...shared,
+    path: undefined,
     refuse: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
   });
-
-  const store = { handleCreatePlant, fetch: fetchAt(location.basePath) };
-  // A framework's mount path (Fastify's prefix, Express's) goes in front of the base path.
-  registerMount(store, (prefix) => fetchAt(prefix + location.basePath));
-  return store;
+  return { handleCreatePlant, fetch: fetchAt(location.basePath) };
 }
 
 /**

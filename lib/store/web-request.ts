@@ -25,6 +25,7 @@ export class WebPlainRequest implements PlainRequest {
   readonly method: string;
   readonly authorization: string | null;
   readonly contentType: string | null;
+  readonly contentEncoding: string | null;
   readonly origin: string | null;
   readonly preflightMethod: string | null;
   readonly declaredLength: number;
@@ -44,6 +45,7 @@ export class WebPlainRequest implements PlainRequest {
     this.method = request.method;
     this.authorization = headers.get('authorization');
     this.contentType = headers.get('content-type');
+    this.contentEncoding = headers.get('content-encoding');
     this.origin = cors ? headers.get('origin') : null;
     this.preflightMethod = cors ? headers.get('access-control-request-method') : null;
     this.declaredLength = DECIMAL.test(contentLength) ? Number(contentLength) : -1;

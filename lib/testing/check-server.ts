@@ -13,7 +13,10 @@ import { storeChecks } from './server-store-checks.ts';
 
 /** Options of `checkServer`. */
 export interface CheckServerOptions {
-  /** The server's base URL: the API's routes are under it (`<baseUrl>/plants`). */
+  /**
+   * The server's base URL: the API's routes are under it (`<baseUrl>/plants`). Messages name
+   * each request by its full path, the base URL's included.
+   */
   readonly baseUrl: string;
   /** A bearer token the server accepts. It never appears in the report. */
   readonly token: string;
@@ -29,10 +32,18 @@ export interface CheckServerOptions {
    */
   readonly firstId?: bigint | undefined;
   /**
-   * The longest one check may take, in milliseconds.
+   * The longest one check may take, in milliseconds; at its end the check's requests are
+   * aborted.
    * @default 10000
    */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Whether the API is mounted in a host (a Fastify prefix, an Express router), which answers
+   * unknown paths under the prefix with its own 404: the check of that `404` is then skipped,
+   * and the report says so.
+   * @default false
+   */
+  readonly mounted?: boolean | undefined;
   /**
    * Told which ids the run writes, as one line, before it writes any.
    * @default undefined
@@ -51,6 +62,7 @@ const OPTION_NAMES = [
   'maxBodyBytes',
   'firstId',
   'timeoutMs',
+  'mounted',
   'onIds',
   'onResult',
 ];
@@ -62,9 +74,12 @@ const OPTION_NAMES = [
  * token checked before the body, `400` for a missing body, `415`, `413`, `400` for bad UTF-8,
  * bad JSON and each shape rule, `200`, replay and `409`, one winner among concurrent creates,
  * exact int64 ids at both ends and past 2^53, the Error body of every error, and HTTP basics.
- * It writes only ids it picks: a random range of 100 per run, a pair near each end of the
- * int64 range derived from it, and six fixed ids (±(2^63-1), -2^63, their neighbours, 2^53 and
- * 2^53+1) under fixed names, so that a rerun replays them. Each failure names its rule.
+ * It writes only ids it picks: a random range of 100 per run, pairs derived from it near ±2^62
+ * and past 2^53, and the four ids at the ends of int64 (2^63-1, -2^63 and their neighbours),
+ * each under a fixed name so that a rerun replays it. Each failure names its rule. It is safe to
+ * point at any server: each answer is read up to 1 MiB, each check's requests are aborted when
+ * it ends or its deadline passes (nothing stays open once the run resolves), and text the server
+ * sent is quoted with control and bidi characters escaped.
  *
  * @param options The server, a token it accepts, and the limits.
  * @returns The report.
@@ -102,7 +117,9 @@ function serverChecks(options: CheckServerOptions) {
  */
 function planOf(options: CheckServerOptions): ServerPlan {
   checkOptionNames('checkServer', options, OPTION_NAMES);
-  if (typeof options.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
+  const baseUrl = String(options.baseUrl).replace(/\/+$/, '');
+  const url = /^https?:\/\/[^/]/i.test(baseUrl) ? parseUrl(baseUrl) : undefined;
+  if (typeof options.baseUrl !== 'string' || url === undefined) {
     throw new TypeError(
       `checkServer: baseUrl must be an http or https URL, got ${String(options.baseUrl)}`,
     );
@@ -113,6 +130,9 @@ function planOf(options: CheckServerOptions): ServerPlan {
   // Smaller, no valid create fits the limit, and the size checks cannot be made.
   checkCount('checkServer', 'maxBodyBytes', options.maxBodyBytes, 64);
   checkCount('checkServer', 'timeoutMs', options.timeoutMs);
+  if (options.mounted !== undefined && typeof options.mounted !== 'boolean') {
+    throw new TypeError(`checkServer: mounted must be a boolean, got ${String(options.mounted)}`);
+  }
   const first = options.firstId ?? randomFirstId();
   if (typeof first !== 'bigint' || first < 2n ** 40n || first > 2n ** 52n) {
     throw new TypeError(
@@ -120,10 +140,20 @@ function planOf(options: CheckServerOptions): ServerPlan {
     );
   }
   return {
-    server: { baseUrl: options.baseUrl.replace(/\/+$/, ''), token: options.token },
+    server: { baseUrl, basePath: url.pathname.replace(/\/+$/, ''), token: options.token },
+    mounted: options.mounted ?? false,
     rejectedToken: `conform-rejected-${randomWord()}`,
     runId: randomWord(),
     maxBodyBytes: options.maxBodyBytes ?? 102_400,
     ids: idPlan(first),
   };
+}
+
+/** The URL, or `undefined` when it is not one (`URL.parse` is missing from Node before 20.18). */
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }

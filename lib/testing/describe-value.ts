@@ -1,9 +1,25 @@
 /**
  * Values as a failure message shows them, and the one comparison the checks need: what a
- * repository, a verifier or a server answered, with bigints, `undefined` and `null` told apart.
+ * repository, a verifier or a server answered, with bigints, `undefined` and `null` told apart;
+ * and the one escaping of what a terminal would act on, which every message goes through.
  *
  * @module
  */
+
+// C0, DEL, C1, the line separators and the bidi controls: a terminal or a viewer acts on them.
+// oxlint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text with every control character and bidi control written as a `\uXXXX` escape, so that
+ * text a server or a collaborator chose prints as it is instead of acting on the terminal.
+ *
+ * @param text Any text.
+ * @returns The text, safe to print on one line.
+ */
+export function printable(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 /**
  * A value as a message shows it: JSON, except that a bigint is written as `123n` and an

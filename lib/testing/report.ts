@@ -1,9 +1,11 @@
 /**
  * What every conformance run hands back, and how a list of checks becomes one: each check runs
- * once, in order, against its own deadline, and lands in `passed` or `failed`.
+ * once, in order, against its own deadline, and lands in `passed`, `failed` or `skipped`.
  *
  * @module
  */
+
+import { printable } from './describe-value.ts';
 
 /** What a conformance run found: the checks that held, and the ones that broke a rule. */
 export interface ConformanceReport {
@@ -11,19 +13,28 @@ export interface ConformanceReport {
   readonly passed: string[];
   /** The checks that failed, in the order they ran, each with the error that names its rule. */
   readonly failed: { name: string; error: Error }[];
+  /** The checks that were not run, each with the reason (`checkServer`'s `mounted`, say). */
+  readonly skipped: { name: string; reason: string }[];
 }
 
 /** One check of a conformance run: its name begins with the rule it holds the code to. */
 export interface ConformanceCheck {
   /** `<rule>: <what it checks>`, as a test runner shows it. */
   readonly name: string;
-  /** Runs the check; rejects with a `ConformanceError` naming the rule when it is broken. */
-  readonly run: () => Promise<void>;
+  /**
+   * Runs the check; rejects with a `ConformanceError` naming the rule when it is broken. The
+   * signal fires when the check ends or its deadline passes: whatever it started stops then.
+   */
+  readonly run: (signal: AbortSignal) => Promise<void>;
+  /** Why the check is not run, when it is not. */
+  readonly skip?: string | undefined;
 }
 
 /**
  * A rule the code under test broke. The message begins with the rule's name (`replay: …`,
- * `2. authentication: …`), so a runner's output says which rule without a stack trace.
+ * `2. authentication: …`), so a runner's output says which rule without a stack trace. Control
+ * characters and bidi controls in the detail are written as `\uXXXX` escapes, so that a message
+ * quoting a server's answer is safe to print.
  *
  * @example
  * ```ts
@@ -42,7 +53,7 @@ export class ConformanceError extends Error {
    * @param options The error's `cause`, when another error led to this one.
    */
   constructor(rule: string, detail: string, options?: { cause?: unknown }) {
-    super(`${rule}: ${detail}`, options);
+    super(`${rule}: ${printable(detail)}`, options);
     this.name = 'ConformanceError';
     this.rule = rule;
   }
@@ -52,8 +63,10 @@ export class ConformanceError extends Error {
 export interface CheckResult {
   /** The check's name. */
   readonly name: string;
-  /** The error that failed it; absent when it passed. */
+  /** The error that failed it; absent when it passed or was skipped. */
   readonly error?: Error;
+  /** Why it was not run; absent when it ran. */
+  readonly skipped?: string;
 }
 
 /**
@@ -71,8 +84,13 @@ export async function runChecks(
   timeoutMs: number,
   onResult?: (result: CheckResult) => void,
 ): Promise<ConformanceReport> {
-  const report: ConformanceReport = { passed: [], failed: [] };
+  const report: ConformanceReport = { passed: [], failed: [], skipped: [] };
   for (const check of checks) {
+    if (check.skip !== undefined) {
+      report.skipped.push({ name: check.name, reason: check.skip });
+      onResult?.({ name: check.name, skipped: check.skip });
+      continue;
+    }
     const error = await runCheck(check, timeoutMs);
     if (error === undefined) report.passed.push(check.name);
     else report.failed.push({ name: check.name, error });
@@ -82,7 +100,8 @@ export async function runChecks(
 }
 
 /**
- * Runs one check against its deadline.
+ * Runs one check against its deadline, and stops what it started (its requests) when it ends
+ * or the deadline passes.
  *
  * @param check The check.
  * @param timeoutMs The longest it may take.
@@ -92,14 +111,20 @@ export async function runCheck(
   check: ConformanceCheck,
   timeoutMs: number,
 ): Promise<Error | undefined> {
+  const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
-      reject(new ConformanceError(ruleOf(check.name), `did not finish within ${timeoutMs} ms`));
+      const error = new ConformanceError(
+        ruleOf(check.name),
+        `did not finish within ${timeoutMs} ms`,
+      );
+      reject(error);
+      controller.abort(error);
     }, timeoutMs);
   });
   try {
-    await Promise.race([check.run(), late]);
+    await Promise.race([check.run(controller.signal), late]);
     return undefined;
   } catch (error) {
     if (error instanceof ConformanceError) return error;
@@ -108,6 +133,8 @@ export async function runCheck(
   } finally {
     // Deno's test sanitizers fail a test that leaves a timer behind.
     clearTimeout(timer);
+    // A check that failed early may still have requests in flight (one of 20 concurrent ones).
+    controller.abort(new Error('the check has ended'));
   }
 }
 
@@ -129,7 +156,8 @@ export function registerChecks(
   checks: readonly ConformanceCheck[],
   timeoutMs: number,
 ): void {
-  for (const check of checks) {
+  // A skipped check is left out: the `(name, fn)` form cannot tell a runner to skip.
+  for (const check of checks.filter(({ skip }) => skip === undefined)) {
     test(check.name, async () => {
       const error = await runCheck(check, timeoutMs);
       if (error !== undefined) throw error;

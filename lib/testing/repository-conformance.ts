@@ -28,7 +28,10 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * identical replay, conflict; no tag, an empty tag, a tag), exact text, exact int64 ids at both
  * ends and past 2^53, exactly one winner among concurrent creates (across two instances too,
  * with `makeSecondInstance`), the principal and signal of the context, and the shape of every
- * answer. Each failure's message begins with the rule it broke. Any test runner, or none.
+ * answer. A create whose signal has already fired may answer as usual or reject, as the
+ * contract allows, but what it answers must be true (`rejectsWithSignalReason: true` demands a
+ * rejection with the signal's reason). Each failure's message begins with the rule it broke.
+ * Any test runner, or none.
  *
  * @param makeRepository Builds a fresh, empty repository: the repository, or
  *   `{ repository, cleanup }`.
@@ -41,9 +44,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * import { createMemoryRepository } from 'plant-store';
  * import { runRepositoryConformance } from 'plant-store/testing';
  *
- * const report = await runRepositoryConformance(() => createMemoryRepository(), {
- *   honoursAbortedSignal: false,
- * });
+ * const report = await runRepositoryConformance(() => createMemoryRepository());
  * for (const { error } of report.failed) console.error(error.message);
  * ```
  */
@@ -74,9 +75,7 @@ export async function runRepositoryConformance<Principal = unknown>(
  * import { createMemoryRepository } from 'plant-store';
  * import { registerRepositoryConformance } from 'plant-store/testing';
  *
- * registerRepositoryConformance(test, () => createMemoryRepository(), {
- *   honoursAbortedSignal: false,
- * });
+ * registerRepositoryConformance(test, () => createMemoryRepository());
  * ```
  */
 export function registerRepositoryConformance<Principal = unknown>(
@@ -99,6 +98,11 @@ function checkedFactory<Principal>(
 ): MakeRepository<Principal> {
   if (typeof makeRepository !== 'function') {
     throw new TypeError(`${caller} needs a function that makes a fresh repository`);
+  }
+  if (options !== null && typeof options === 'object' && 'honoursAbortedSignal' in options) {
+    throw new TypeError(
+      `${caller}: honoursAbortedSignal is retired: by default a repository may now answer as usual when its signal has already fired, as long as the answer is true (what honoursAbortedSignal: false asked); rejectsWithSignalReason: true asks for a rejection with the signal's reason`,
+    );
   }
   checkOptionNames(caller, options, REPOSITORY_OPTION_NAMES);
   checkCount(caller, 'racers', options.racers, 2);

@@ -30,12 +30,13 @@ export type MakeRepository<Principal = unknown> = () =>
 /** Options of `runRepositoryConformance` and `registerRepositoryConformance`. */
 export interface RepositoryConformanceOptions<Principal = unknown> {
   /**
-   * Whether the repository must reject with `signal.reason`, storing nothing, when its signal is
-   * already aborted. When `false` it may ignore the signal (a create that is one synchronous
-   * step), but its outcome must still tell the truth about what it stored.
-   * @default true
+   * Whether to hold the repository to a stricter rule than the contract's for a signal that has
+   * already fired: reject with `signal.reason` and store nothing. By default it may also answer
+   * as usual, as the contract allows (a create that is one synchronous step never reads its
+   * signal), as long as what it answers is true.
+   * @default false
    */
-  readonly honoursAbortedSignal?: boolean | undefined;
+  readonly rejectsWithSignalReason?: boolean | undefined;
   /**
    * A second instance over the same backing store as `first`, as another process would open it
    * (another pool on the same table). When given, creates race across the two instances too.
@@ -60,7 +61,7 @@ export interface RepositoryConformanceOptions<Principal = unknown> {
 
 /** The option names, for `checkOptionNames`. */
 export const REPOSITORY_OPTION_NAMES = [
-  'honoursAbortedSignal',
+  'rejectsWithSignalReason',
   'makeSecondInstance',
   'racers',
   'timeoutMs',

@@ -1,12 +1,20 @@
 /**
- * How the server checks talk to a server: one `fetch` per request, the answer read whole, and
- * the assertions every check shares (a status, the contract's Error body, a header).
+ * How the server checks talk to a server: one `fetch` per request on a connection of its own,
+ * the answer read up to a cap, everything stopped with the check; and the assertions every
+ * check shares (a status, the contract's Error body, a header).
  *
  * @module
  */
 
 import { describeValue } from './describe-value.ts';
-import { ConformanceError } from './report.ts';
+import { ConformanceError, type ConformanceCheck, ruleOf } from './report.ts';
+
+/**
+ * The most of an answer's body a check reads, in bytes (1 MiB): the largest answer a Plant Store
+ * server gives, its OpenAPI document, is a few KiB. A server must not get to fill the memory of
+ * the process that checks it.
+ */
+export const MAX_ANSWER_BYTES = 1_048_576;
 
 /** What one request of a server check sends. */
 export interface Send {
@@ -25,7 +33,7 @@ export interface Send {
   readonly body?: string | Uint8Array<ArrayBuffer> | undefined;
 }
 
-/** A server's answer, read whole. */
+/** A server's answer, its body read whole (up to `MAX_ANSWER_BYTES`). */
 export interface Answer {
   /** The status. */
   readonly status: number;
@@ -41,20 +49,52 @@ export interface Answer {
 export interface Server {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
+  /** The base URL's path, without a trailing slash (`''` at the root), for messages. */
+  readonly basePath: string;
   /** The token the server accepts. */
   readonly token: string;
+}
+
+/** The server as one check talks to it: the rule its failures name, and its signal. */
+export interface Target extends Server {
+  /** The rule of the check, for the failures `send` finds itself. */
+  readonly rule: string;
+  /** Fires when the check ends or its deadline passes; it aborts the check's requests. */
+  readonly signal: AbortSignal;
 }
 
 const encoder = new TextEncoder();
 
 /**
- * Sends one request and reads the whole answer.
+ * A server check: `run` gets the server as the check talks to it, with the check's rule and the
+ * signal that stops its requests.
  *
- * @param server Where, and with which token.
+ * @param server Where the checks send requests.
+ * @param name The check's name, its rule first.
+ * @param run The check.
+ * @param skip Why the check is not run, when it is not.
+ * @returns The check.
+ */
+export function serverCheck(
+  server: Server,
+  name: string,
+  run: (target: Target) => Promise<void>,
+  skip?: string,
+): ConformanceCheck {
+  return { name, run: (signal) => run({ ...server, rule: ruleOf(name), signal }), skip };
+}
+
+/**
+ * Sends one request and reads the whole answer, up to `MAX_ANSWER_BYTES`. The request says
+ * `Connection: close`, so that no connection outlives the check (or carries what one answer
+ * left behind into the next); it is aborted with the check.
+ *
+ * @param server Where, with which token, for which check.
  * @param what What to send.
  * @returns The answer.
+ * @throws {ConformanceError} When no answer came, it broke off, or it is larger than the cap.
  */
-export async function send(server: Server, what: Send = {}): Promise<Answer> {
+export async function send(server: Target, what: Send = {}): Promise<Answer> {
   const method = what.method ?? 'POST';
   const path = what.path ?? '/plants';
   const headers = new Headers();
@@ -63,15 +103,9 @@ export async function send(server: Server, what: Send = {}): Promise<Answer> {
   if (authorization !== null) headers.set('authorization', authorization);
   const contentType = what.contentType === undefined ? 'application/json' : what.contentType;
   if (contentType !== null) headers.set('content-type', contentType);
+  headers.set('connection', 'close');
   // Bytes, so that fetch adds no Content-Type of its own.
   const body = typeof what.body === 'string' ? encoder.encode(what.body) : what.body;
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body }),
-    redirect: 'manual',
-  });
-  const text = await response.text();
   const parts = [
     authorization === null
       ? 'no Authorization'
@@ -81,8 +115,73 @@ export async function send(server: Server, what: Send = {}): Promise<Answer> {
     contentType === null ? 'no Content-Type' : `Content-Type ${contentType}`,
     body === undefined ? 'no body' : `a ${body.byteLength}-byte body`,
   ];
-  const request = `${method} ${path} (${parts.join(', ')})`;
+  const request = `${method} ${server.basePath}${path} (${parts.join(', ')})`;
+  let response: Response;
+  try {
+    response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      redirect: 'manual',
+      signal: server.signal,
+    });
+  } catch (error) {
+    throw failure(server, error, `${request} got no answer`);
+  }
+  const text = await readText(server, response, request);
   return { status: response.status, headers: response.headers, text, request };
+}
+
+/**
+ * The body of `response` as text, read up to `MAX_ANSWER_BYTES`; past it, the body is
+ * cancelled and the check fails.
+ */
+async function readText(server: Target, response: Response, request: string): Promise<string> {
+  const tooLarge = (size: string) =>
+    new ConformanceError(
+      server.rule,
+      `${request} answered ${response.status} with a body of ${size}, over the 1 MiB (${MAX_ANSWER_BYTES} bytes) the checks read of any answer`,
+    );
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_ANSWER_BYTES) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(`${declared} bytes (its Content-Length)`);
+  }
+  const reader = response.body?.getReader();
+  if (reader === undefined) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      size += value.byteLength;
+      if (size > MAX_ANSWER_BYTES) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(`more than ${MAX_ANSWER_BYTES} bytes`);
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (error) {
+    if (error instanceof ConformanceError) throw error;
+    throw failure(server, error, `${request} answered ${response.status}, then its body broke off`);
+  }
+}
+
+/**
+ * The failure of a request that got no (whole) answer; at the check's end or deadline, the
+ * signal's reason as it is, since the check has already been decided.
+ */
+function failure(server: Target, error: unknown, what: string): unknown {
+  if (server.signal.aborted) return server.signal.reason;
+  const cause = (error as { cause?: { message?: unknown } } | null)?.cause?.message;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ConformanceError(
+    server.rule,
+    `${what}: ${detail}${typeof cause === 'string' ? ` (${cause})` : ''}`,
+    { cause: error },
+  );
 }
 
 /** The header as a message shows it: the valid token never appears in a report. */
@@ -105,12 +204,10 @@ export function expectStatus(rule: string, answer: Answer, status: number): void
   );
 }
 
-/** A short view of the body, for a message: as sent, on one line, cut at 200 characters. */
+/** A short view of the body, for a message: as sent, cut at 200 characters. */
 function bodyHint(answer: Answer): string {
   if (answer.text === '') return '';
-  // Control characters are what a one-line message cannot hold: matching them is the point.
-  // oxlint-disable-next-line no-control-regex
-  const text = answer.text.replace(/[\u0000-\u001f]+/g, ' ');
+  const text = answer.text;
   return ` (body ${text.length > 200 ? `${text.slice(0, 197)}...` : text})`;
 }
 

@@ -1,7 +1,7 @@
 /**
  * What one run of `checkServer` writes and with what: a fresh random range of ids (so runs
- * never meet, and nothing outside the range is touched), a pair near each end of the int64
- * range, the token the server accepts and one it must reject.
+ * never meet, and nothing outside the range is touched), pairs derived from it near ±2^62 and
+ * past 2^53, the ends of the int64 range, the token the server accepts and one it must reject.
  *
  * @module
  */
@@ -18,6 +18,11 @@ export interface IdPlan {
   readonly top: bigint;
   /** A negative multiple of 4096 near the bottom; the run writes it and the one below it. */
   readonly bottom: bigint;
+  /**
+   * A multiple of 4 from 2^53 + 2^41 to 2^54, whose successor a double rounds down to it; the
+   * run writes both.
+   */
+  readonly past: bigint;
 }
 
 /** One run: the server, the ids, the limits. */
@@ -30,6 +35,8 @@ export interface ServerPlan {
   readonly runId: string;
   /** The server's body limit in bytes. */
   readonly maxBodyBytes: number;
+  /** Whether a host owns the unknown paths under the base URL, so their check is skipped. */
+  readonly mounted: boolean;
   /** The ids the run writes. */
   readonly ids: IdPlan;
 }
@@ -47,7 +54,10 @@ export const RANGE_SIZE = 100;
 export function idPlan(first: bigint): IdPlan {
   // Doubles near 2^62 are 1024 apart: a server that rounds ids through one files the pair as one.
   const top = 2n ** 62n + (first % 2n ** 40n) * 4096n;
-  return { general: (k) => first + BigInt(k), first, top, bottom: -top };
+  // Past 2^53 doubles are 2 apart and a tie rounds to the multiple of 4; 2^41 up keeps clear of
+  // the ids people type to try int64 (2^53 + 1 above all), which a run must not find taken.
+  const past = 2n ** 53n + (first - (first % 2n)) * 2n;
+  return { general: (k) => first + BigInt(k), first, top, bottom: -top, past };
 }
 
 /**
@@ -81,15 +91,14 @@ export function randomWord(): string {
  * @returns The line.
  */
 export function describeIds(ids: IdPlan): string {
-  return `ids ${ids.first}..${ids.first + BigInt(RANGE_SIZE - 1)}, ${ids.top}, ${ids.top + 1n}, ${ids.bottom}, ${ids.bottom - 1n}; and, with fixed names so that a rerun replays them, ${FIXED_IDS.join(', ')}`;
+  const pairs = [ids.top, ids.top + 1n, ids.bottom, ids.bottom - 1n, ids.past, ids.past + 1n];
+  return `ids ${ids.first}..${ids.first + BigInt(RANGE_SIZE - 1)}, ${pairs.join(', ')}; and, with fixed names so that a rerun replays them, ${FIXED_IDS.join(', ')}`;
 }
 
-/** The fixed ids of the int64 checks: both ends, and 2^53 with its neighbour. */
+/** The fixed ids of the int64 checks: the ends of the range, which no run can choose. */
 export const FIXED_IDS: readonly bigint[] = [
   9223372036854775807n,
   9223372036854775806n,
   -9223372036854775808n,
   -9223372036854775807n,
-  2n ** 53n,
-  2n ** 53n + 1n,
 ];

@@ -18,9 +18,14 @@ import {
   parse,
   plantJson,
   send,
+  serverCheck,
+  type Target,
 } from './server-http.ts';
 
 const CHALLENGE = 'Bearer realm="plant-store"';
+/** Why the unknown-path check is skipped under `mounted`. */
+const MOUNTED =
+  'mounted: the host answers unknown paths under its prefix (its own 404), not the store';
 const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
 
 /**
@@ -30,8 +35,7 @@ const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
  * @returns The checks, in the order they run.
  */
 export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
-  const { server, ids } = plan;
-  const free = ids.general;
+  const free = plan.ids.general;
   const valid = plantJson(free(0), 'plant-store conform');
   // A valid create of exactly `bytes` bytes, padded by a field the server must ignore.
   const big = (bytes: number) => {
@@ -39,11 +43,12 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
     return `${head}${'a'.repeat(Math.max(0, bytes - head.length - 2))}"}`;
   };
   const checks: ConformanceCheck[] = [];
-  const add = (name: string, run: () => Promise<void>) => checks.push({ name, run });
+  const add = (name: string, run: (server: Target) => Promise<void>, skip?: string) =>
+    checks.push(serverCheck(plan.server, name, run, skip));
 
   add(
     'openapi: serves an OpenAPI 3.1 document of the Plant Store API at GET /openapi.json, without a token',
-    async () => {
+    async (server) => {
       const rule = 'openapi';
       const answer = await send(server, {
         method: 'GET',
@@ -59,22 +64,26 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
     },
   );
 
-  add('routes: answers 404 with the Error body for an unknown path, without a token', async () => {
-    expectError(
-      'routes',
-      await send(server, {
-        method: 'GET',
-        path: `/plant-store-conform-${plan.runId}`,
-        authorization: null,
-        contentType: null,
-      }),
-      404,
-    );
-  });
+  add(
+    'routes: answers 404 with the Error body for an unknown path, without a token',
+    async (server) => {
+      expectError(
+        'routes',
+        await send(server, {
+          method: 'GET',
+          path: `/plant-store-conform-${plan.runId}`,
+          authorization: null,
+          contentType: null,
+        }),
+        404,
+      );
+    },
+    plan.mounted ? MOUNTED : undefined,
+  );
 
   add(
     '1. method: answers 405 with Allow: POST for any other method on /plants, before authentication',
-    async () => {
+    async (server) => {
       for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
         const answer = await send(server, { method, authorization: null, contentType: null });
         expectError('1. method', answer, 405);
@@ -94,7 +103,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
   ] as const) {
     add(
       `2. authentication: answers 401 with WWW-Authenticate: ${CHALLENGE} when ${title}`,
-      async () => {
+      async (server) => {
         const answer = await send(server, { authorization, body: valid });
         expectError('2. authentication', answer, 401);
         expectHeader('2. authentication', answer, 'www-authenticate', CHALLENGE);
@@ -104,7 +113,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
 
   add(
     `2. authentication: answers 401 with error="invalid_token" when the server rejects the token`,
-    async () => {
+    async (server) => {
       const answer = await send(server, {
         authorization: `Bearer ${plan.rejectedToken}`,
         body: valid,
@@ -116,7 +125,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
 
   add(
     '2. authentication: checks the token before the body (401, not 400, 413 or 415)',
-    async () => {
+    async (server) => {
       const rule = '2. authentication';
       const rejected = `Bearer ${plan.rejectedToken}`;
       for (const [authorization, challenge] of [
@@ -140,7 +149,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
 
   add(
     '2. authentication: takes the scheme in any case, and more than one space after it',
-    async () => {
+    async (server) => {
       for (const [i, scheme] of ['bearer ', 'BEARER   '].entries()) {
         const answer = await send(server, {
           authorization: `${scheme}${server.token}`,
@@ -153,7 +162,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
 
   add(
     '3. body present: answers 400 when the body is missing or empty, before the media type',
-    async () => {
+    async (server) => {
       for (const request of [
         {},
         { body: '' },
@@ -167,7 +176,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
 
   add(
     '4. media type: answers 415 when the body is not declared application/json with UTF-8',
-    async () => {
+    async (server) => {
       for (const contentType of [
         null,
         'text/plain',
@@ -186,7 +195,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
     },
   );
 
-  add('4. media type: accepts application/json in any case, with parameters', async () => {
+  add('4. media type: accepts application/json in any case, with parameters', async (server) => {
     const answer = await send(server, {
       contentType: 'Application/JSON; charset=UTF-8',
       body: plantJson(free(4), 'media'),
@@ -196,7 +205,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
 
   add(
     `5. size: answers 413 past ${plan.maxBodyBytes} bytes, before decoding, and accepts exactly ${plan.maxBodyBytes}`,
-    async () => {
+    async (server) => {
       expectError('5. size', await send(server, { body: big(plan.maxBodyBytes + 1) }), 413);
       const invalid = new Uint8Array(plan.maxBodyBytes + 1).fill(0xff);
       expectError('5. size', await send(server, { body: invalid }), 413);
@@ -204,7 +213,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
     },
   );
 
-  add('6. decoding: answers 400 when the body is not UTF-8', async () => {
+  add('6. decoding: answers 400 when the body is not UTF-8', async (server) => {
     const prefix = new TextEncoder().encode(`{"id":${free(5)},"name":"`);
     for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
       const body = new Uint8Array([...prefix, ...bad, 0x22, 0x7d]);
@@ -212,7 +221,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
     }
   });
 
-  add('6. decoding: answers 400 when the body is not JSON', async () => {
+  add('6. decoding: answers 400 when the body is not JSON', async (server) => {
     for (const body of [
       '{"id": 1,',
       'plant',
@@ -263,7 +272,7 @@ export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
     ],
   ];
   for (const [title, bodies] of shapes) {
-    add(`7. shape: answers 400 when ${title}`, async () => {
+    add(`7. shape: answers 400 when ${title}`, async (server) => {
       for (const body of bodies) {
         const answer = await send(server, { body });
         if (answer.status !== 400) {

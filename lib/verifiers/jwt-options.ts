@@ -15,8 +15,10 @@ import {
   type JWK,
   type JWTVerifyOptions,
   type KeyObject,
+  customFetch,
   type RemoteJWKSetOptions,
 } from 'jose';
+import { cappedFetch } from './capped-fetch.ts';
 import {
   ASYMMETRIC_ALGORITHMS,
   DEFAULT_JWT_ALGORITHMS,
@@ -86,6 +88,12 @@ export interface CreateJwtVerifierOptions {
    * @default 5000
    */
   readonly timeoutDuration?: number | undefined;
+  /**
+   * The largest JWKS response read, in bytes; a larger one is an error (the token could not be
+   * checked), so a key server that streams for ever cannot fill the memory.
+   * @default 1048576 (1 MiB)
+   */
+  readonly maxJwksBytes?: number | undefined;
 }
 
 /** The names of `CreateJwtVerifierOptions`. */
@@ -100,6 +108,7 @@ const KNOWN_OPTIONS = [
   'cacheMaxAge',
   'maxStaleAge',
   'timeoutDuration',
+  'maxJwksBytes',
 ];
 
 /** How long keys are used and how often they may be fetched, in milliseconds. */
@@ -132,6 +141,7 @@ export interface CheckedJwtOptions {
 const DEFAULT_COOLDOWN_DURATION = 30_000;
 const DEFAULT_CACHE_MAX_AGE = 600_000;
 const DEFAULT_MAX_STALE_AGE = 86_400_000;
+const DEFAULT_MAX_JWKS_BYTES = 1_048_576;
 
 /**
  * Checks `createJwtVerifier`'s options and resolves their defaults.
@@ -230,8 +240,15 @@ function parseJwksUrl(value: unknown): URL {
 }
 
 function remoteOptions(options: CreateJwtVerifierOptions): RemoteJWKSetOptions {
+  const { maxJwksBytes = DEFAULT_MAX_JWKS_BYTES } = options;
+  if (!Number.isSafeInteger(maxJwksBytes) || maxJwksBytes < 1) {
+    throw new TypeError('createJwtVerifier: "maxJwksBytes" must be a positive integer');
+  }
   // jose validates the timeout and throws a TypeError for a bad one, at construction.
-  return options.timeoutDuration === undefined ? {} : { timeoutDuration: options.timeoutDuration };
+  return {
+    ...(options.timeoutDuration === undefined ? {} : { timeoutDuration: options.timeoutDuration }),
+    [customFetch]: cappedFetch(maxJwksBytes),
+  };
 }
 
 function jwksTiming(options: CreateJwtVerifierOptions): JwksTiming {

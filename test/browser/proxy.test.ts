@@ -1,9 +1,10 @@
 /**
- * The reference page under a path prefix behind a TLS-terminating proxy, in Debian's Chromium:
- * the standalone server with `PLANT_STORE_BASE_PATH=/api` and `PLANT_STORE_TRUST_PROXY=true`,
- * behind a `node:https` proxy this test starts (a self-signed certificate made with `openssl`)
- * that forwards `/api/…` with `X-Forwarded-Proto: https`. "Try it out" must reach the API: an
- * `http://` server in the document would be blocked as mixed content and by the page's CSP.
+ * The reference page behind a TLS-terminating proxy, in Debian's Chromium: the standalone server
+ * behind a `node:https` proxy this test starts (a self-signed certificate made with `openssl`),
+ * at the root, under a prefix the proxy passes on (`PLANT_STORE_BASE_PATH=/api`), and under one
+ * it strips (`PLANT_STORE_PUBLIC_URL` naming it). "Try it out" must reach the API through the
+ * proxy: an `http://` upstream in the document would be blocked as mixed content and by the
+ * page's CSP, and a root-absolute asset URL would miss a stripped prefix.
  *
  * Skipped, saying why, without `/usr/bin/chromium`, this folder's playwright-core
  * (`npm ci --prefix test/browser`) or `openssl`.
@@ -77,13 +78,19 @@ function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
 }
 
 /**
- * A TLS-terminating reverse proxy as nginx is usually set up: `/api/…` goes on to `upstream`
- * with its path and `Host` unchanged, plus `X-Forwarded-Proto: https` and `X-Forwarded-Host`;
- * anything else is a `404` of its own.
+ * A TLS-terminating reverse proxy as nginx is usually set up: requests under `prefix` go on to
+ * the upstream with `Host` unchanged, the prefix kept or `strip`ped; anything else is a `404`
+ * of its own. The upstream is set once the server behind it is up.
  */
-async function tlsProxy(tls: { key: Buffer; cert: Buffer }, upstream: URL): Promise<Server> {
+async function tlsProxy(
+  tls: { key: Buffer; cert: Buffer },
+  prefix: string,
+  strip: boolean,
+): Promise<{ server: Server; base: string; forwardTo(upstream: URL): void }> {
+  let upstream: URL | undefined;
   const server = createServer(tls, (req, res) => {
-    if (!req.url?.startsWith('/api/')) {
+    const path = req.url ?? '/';
+    if (upstream === undefined || !path.startsWith(`${prefix}/`)) {
       res.writeHead(404).end('not proxied');
       return;
     }
@@ -92,12 +99,8 @@ async function tlsProxy(tls: { key: Buffer; cert: Buffer }, upstream: URL): Prom
         host: upstream.hostname,
         port: upstream.port,
         method: req.method,
-        path: req.url,
-        headers: {
-          ...req.headers,
-          'x-forwarded-proto': 'https',
-          'x-forwarded-host': req.headers.host ?? '',
-        },
+        path: strip ? path.slice(prefix.length) : path,
+        headers: req.headers,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -108,31 +111,43 @@ async function tlsProxy(tls: { key: Buffer; cert: Buffer }, upstream: URL): Prom
     req.pipe(forward);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
+  const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
+  return { server, base, forwardTo: (url) => (upstream = url) };
 }
 
-describe('the reference page under /api behind a TLS proxy, in Chromium', { skip }, () => {
+/** The set-ups: where the proxy puts the API, and what the server is told. */
+const SETUPS: ReadonlyArray<{
+  name: string;
+  prefix: string;
+  strip: boolean;
+  env: (base: string) => Record<string, string>;
+}> = [
+  { name: 'at the root', prefix: '', strip: false, env: () => ({}) },
+  {
+    name: 'under /api, passed on',
+    prefix: '/api',
+    strip: false,
+    env: () => ({ PLANT_STORE_BASE_PATH: '/api' }),
+  },
+  {
+    name: 'under /v1, stripped',
+    prefix: '/v1',
+    strip: true,
+    env: (base) => ({ PLANT_STORE_PUBLIC_URL: base, PLANT_STORE_BASE_PATH: '/' }),
+  },
+];
+
+describe('the reference page behind a TLS proxy, in Chromium', { skip }, () => {
   const children: Child[] = [];
-  let proxy: Server | undefined;
+  const proxies: Server[] = [];
   let browser: Browser | undefined;
   let context: BrowserContext;
   let dir: string;
-  let publicBase: string;
+  let tls: { key: Buffer; cert: Buffer };
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'plant-store-proxy-'));
-    const child = startCli(
-      {
-        PORT: '0',
-        PLANT_STORE_TOKENS: TOKEN,
-        PLANT_STORE_BASE_PATH: '/api',
-        PLANT_STORE_TRUST_PROXY: 'true',
-      },
-      children,
-    );
-    const upstream = new URL((await child.line(READY, 'the readiness line'))[1] as string);
-    proxy = await tlsProxy(selfSigned(dir), upstream);
-    publicBase = `https://127.0.0.1:${(proxy.address() as AddressInfo).port}/api`;
+    tls = selfSigned(dir);
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -145,42 +160,53 @@ describe('the reference page under /api behind a TLS proxy, in Chromium', { skip
   after(async () => {
     await browser?.close();
     for (const child of children) child.kill();
-    proxy?.close();
+    for (const proxy of proxies) proxy.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates a plant with "Try it out" when the page is reached at https://…/api/docs', async () => {
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
+  for (const setup of SETUPS) {
+    it(`creates a plant with "Try it out" when the page is reached ${setup.name}`, async () => {
+      const proxy = await tlsProxy(tls, setup.prefix, setup.strip);
+      proxies.push(proxy.server);
+      const child = startCli(
+        { PORT: '0', PLANT_STORE_TOKENS: TOKEN, ...setup.env(proxy.base) },
+        children,
+      );
+      proxy.forwardTo(new URL((await child.line(READY, 'the readiness line'))[1] as string));
+      const publicBase = proxy.base;
+
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(String(error)));
+      const calls: string[] = [];
+      page.on('request', (request) => calls.push(`${request.method()} ${request.url()}`));
+
+      await page.goto(`${publicBase}/docs`);
+      await page.locator('.swagger-ui .info .title').getByText('OpenAPI Plant Store').waitFor();
+
+      await page.locator('.auth-wrapper button.authorize').click();
+      await page.locator('.modal-ux input').fill(TOKEN);
+      await page.locator('.modal-ux button.authorize[type=submit]').click();
+      await page.locator('.modal-ux button.btn-done').click();
+      const operation = page.locator('#operations-plants-createPlant');
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('textarea.body-param__text').fill('{"id": 7, "name": "Monstera"}');
+      await operation.locator('button.execute').click();
+      await operation
+        .locator('.live-responses-table .response-col_status')
+        .getByText('200')
+        .waitFor();
+      const answer = operation.locator('.live-responses-table .response-col_description pre');
+      assert.deepEqual(JSON.parse((await answer.first().textContent()) ?? ''), {
+        name: 'Monstera',
+      });
+
+      assert.ok(calls.includes(`POST ${publicBase}/plants`), calls.join('\n'));
+      assert.deepEqual(problems, []);
+      await page.close();
     });
-    page.on('pageerror', (error) => problems.push(String(error)));
-    const calls: string[] = [];
-    page.on('request', (request) => calls.push(`${request.method()} ${request.url()}`));
-
-    await page.goto(`${publicBase}/docs`);
-    await page.locator('.swagger-ui .info .title').getByText('OpenAPI Plant Store').waitFor();
-    // The document names the https origin and the prefix the browser sees, not the upstream's.
-    await page.locator('.servers select').getByText(publicBase).waitFor({ state: 'attached' });
-
-    await page.locator('.auth-wrapper button.authorize').click();
-    await page.locator('.modal-ux input').fill(TOKEN);
-    await page.locator('.modal-ux button.authorize[type=submit]').click();
-    await page.locator('.modal-ux button.btn-done').click();
-    const operation = page.locator('#operations-plants-createPlant');
-    await operation.locator('.opblock-summary').click();
-    await operation.locator('textarea.body-param__text').fill('{"id": 7, "name": "Monstera"}');
-    await operation.locator('button.execute').click();
-    await operation
-      .locator('.live-responses-table .response-col_status')
-      .getByText('200')
-      .waitFor();
-    const answer = operation.locator('.live-responses-table .response-col_description pre');
-    assert.deepEqual(JSON.parse((await answer.first().textContent()) ?? ''), { name: 'Monstera' });
-
-    assert.ok(calls.includes(`POST ${publicBase}/plants`), calls.join('\n'));
-    assert.deepEqual(problems, []);
-    await page.close();
-  });
+  }
 });

@@ -11,6 +11,13 @@ describe('helpText', () => {
     assert.deepEqual([...listed].sort(), Object.keys(SETTINGS).sort());
   });
 
+  it('names the conform command and where its options are when asked for help', () => {
+    assert.match(
+      helpText(),
+      /^ {7}plant-store conform <base-url> --token <token> \[options\]\n {11}checks any running server against the Plant Store contract \(plant-store conform --help\)$/m,
+    );
+  });
+
   it('gives the production command that receives signals, and says a timeout of 0 is refused', () => {
     // Under npx, npm exits on SIGTERM and the server keeps listening.
     assert.match(helpText(), /In production: node node_modules\/plant-store\/bin\/plant-store\.js/);

@@ -73,6 +73,34 @@ export const mediaTypeCases = defineCases('handleCreatePlant: 4. media type', (i
     assert.equal(response.status, 415);
   });
 
+  for (const encoding of ['gzip', 'br', 'deflate', 'identity, gzip', 'x-made-up']) {
+    it(`answers 415, never decoding the body as if plain, to Content-Encoding: ${encoding}`, async (t) => {
+      const { store, repository } = t.testStore();
+      const response = await t.send(
+        store.fetch,
+        plantRequest(json({ id: 1, name: 'a' }), { 'content-encoding': encoding }),
+      );
+      assert.equal(response.status, 415);
+      assert.deepEqual(response.body, {
+        error: 415,
+        message: 'request bodies must not be content-coded (Content-Encoding: identity)',
+      });
+      assert.equal(response.headers.get('accept-encoding'), 'identity');
+      assert.equal(repository.create.calls.length, 0);
+    });
+  }
+
+  for (const encoding of ['identity', 'IDENTITY', ' identity ', '']) {
+    it(`accepts Content-Encoding: ${JSON.stringify(encoding)}`, async (t) => {
+      const { store } = t.testStore();
+      const response = await t.send(
+        store.fetch,
+        plantRequest(json({ id: 1, name: 'a' }), { 'content-encoding': encoding }),
+      );
+      assert.equal(response.status, 200);
+    });
+  }
+
   it('answers 415, not 413, when a body over the limit has the wrong media type', async (t) => {
     const { store } = t.testStore({ maxBodyBytes: 10 });
     const response = await t.send(

@@ -19,6 +19,7 @@ import { shapeCases } from './7-shape.ts';
 import { deadlineCases } from './8-deadline.ts';
 import { storeCases } from './8-store.ts';
 import { readFirstCases } from './body-read-first.ts';
+import { hostileAnswerCases } from './hostile-answers.ts';
 import type { ConformanceCase } from './context.ts';
 import { corsCases } from './cors.ts';
 import { diagnosticsCases } from './diagnostics.ts';
@@ -37,6 +38,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...decodingCases,
   ...shapeCases,
   ...storeCases,
+  ...hostileAnswerCases,
   ...deadlineCases,
   ...routeCases,
   ...corsCases,

@@ -22,8 +22,8 @@ describe('withDocs in front of a store', () => {
     const page = await fetch(new Request('http://x/api/docs'));
     assert.equal(page.status, 200);
     const html = await page.text();
-    assert.match(html, /data-document-url="\/api\/openapi\.json"/);
-    assert.match(html, /src="\/api\/docs\/swagger-ui-bundle\.js"/);
+    assert.match(html, /data-document-url="\.\/openapi\.json"/);
+    assert.match(html, /src="\.\/docs\/swagger-ui-bundle\.js"/);
     assert.equal((await fetch(new Request('http://x/api/docs/init.js'))).status, 200);
     assert.equal((await fetch(new Request('http://x/docs'))).status, 404);
     assert.equal((await fetch(new Request('http://x/api/openapi.json'))).status, 200);
@@ -32,7 +32,7 @@ describe('withDocs in front of a store', () => {
   it('keeps the path and document it is given when options name them', async () => {
     const fetch = withDocs(mountStore({ basePath: '/api' }).store.fetch, { path: '/reference' });
     const page = await fetch(new Request('http://x/reference'));
-    assert.match(await page.text(), /data-document-url="\/api\/openapi\.json"/);
+    assert.match(await page.text(), /data-document-url="\.\/api\/openapi\.json"/);
   });
 
   it("lets the page call the public URL's origin when publicUrl is set", async () => {

@@ -1,5 +1,5 @@
 /**
- * Where the API lives, over real sockets: a store with `basePath` and `trustProxy` served by
+ * Where the API lives, over real sockets: a store with `basePath` or `publicUrl` served by
  * `plant-store/node`'s `serve`, its fast path included.
  *
  * @module
@@ -35,9 +35,9 @@ function send(
   );
 }
 
-describe('serve with a store that has basePath and trustProxy', () => {
-  it('serves the routes under the base path and names the forwarded origin', async (t) => {
-    const { store } = mountStore({ basePath: '/api', trustProxy: true });
+describe('serve with a store that has basePath or publicUrl', () => {
+  it('serves the routes under the base path, its document naming it whatever the headers say', async (t) => {
+    const { store } = mountStore({ basePath: '/api' });
     const handle = await serve({ fetch: store.fetch, port: 0, host: '127.0.0.1' });
     t.after(() => handle.close());
     const { port } = handle;
@@ -54,17 +54,13 @@ describe('serve with a store that has basePath and trustProxy', () => {
       'x-forwarded-host': 'api.example.com',
     });
     assert.equal(proxied.status, 200);
-    assert.deepEqual(JSON.parse(proxied.body).servers[0].url, 'https://api.example.com/api');
-
-    const hostile = await send(port, 'GET', '/api/openapi.json', {
-      'x-forwarded-host': 'evil.example"><script>alert(1)</script>',
-      forwarded: 'proto=javascript',
-    });
-    assert.equal(JSON.parse(hostile.body).servers[0].url, `http://127.0.0.1:${port}/api`);
+    assert.deepEqual(JSON.parse(proxied.body).servers[0].url, '/api');
+    const plain = await send(port, 'GET', '/api/openapi.json', {});
+    assert.equal(plain.body, proxied.body);
   });
 
   it('names the public URL whatever the request says when publicUrl is set', async (t) => {
-    const { store } = mountStore({ publicUrl: 'https://api.example.com/v1', trustProxy: true });
+    const { store } = mountStore({ publicUrl: 'https://api.example.com/v1' });
     const handle = await serve({ fetch: store.fetch, port: 0, host: '127.0.0.1' });
     t.after(() => handle.close());
     const response = await send(handle.port, 'GET', '/v1/openapi.json', {

@@ -187,6 +187,67 @@ describe('PlantStoreInstrumentation', { skip }, () => {
     assert.equal((conflicts?.value as { count: number } | undefined)?.count, 1);
   });
 
+  it('records a method outside the standard set as _OTHER, so made-up methods make no new series', async () => {
+    spans.reset();
+    for (const method of ['BREW', 'PROPFIND', 'BREW']) {
+      assert.equal((await store.fetch(plantRequest(null, {}, { method }))).status, 405);
+    }
+    const names = spans.getFinishedSpans().map((span) => span.name);
+    assert.deepEqual(names, ['HTTP /plants', 'HTTP /plants', 'HTTP /plants']);
+    const span = describeSpans(spans.getFinishedSpans())[0];
+    assert.equal(span?.attributes['http.request.method'], '_OTHER');
+    assert.equal(span?.attributes['http.request.method_original'], 'BREW');
+    await reader.forceFlush();
+    const all = metricExporter
+      .getMetrics()
+      .at(-1)
+      ?.scopeMetrics.flatMap((scope) => scope.metrics);
+    const duration = all?.find(
+      (metric) => metric.descriptor.name === 'http.server.request.duration',
+    );
+    const methods = new Set(
+      duration?.dataPoints.map((point) => point.attributes['http.request.method']),
+    );
+    assert.ok(
+      methods.has('_OTHER') && !methods.has('BREW') && !methods.has('PROPFIND'),
+      [...methods].join(),
+    );
+  });
+
+  it('ends its spans and leaves the process up when a collaborator fails with an error that cannot be inspected', async () => {
+    // A subscriber that throws takes the process down from diagnostics_channel's own tick.
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('hostile');
+        },
+        getPrototypeOf() {
+          throw new Error('hostile');
+        },
+      },
+    );
+    const uncaught: unknown[] = [];
+    const listener = (error: unknown) => uncaught.push(error);
+    process.prependListener('uncaughtException', listener);
+    try {
+      spans.reset();
+      const broken = createPlantStore({
+        verifier: createStaticTokenVerifier([TOKEN]),
+        repository: { create: () => Promise.reject(hostile) },
+        onError: () => {},
+      });
+      assert.equal((await broken.fetch(plantRequest(BODY))).status, 500);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(uncaught, []);
+      const failed = spans.getFinishedSpans().find((span) => span.name === 'POST /plants');
+      assert.equal(failed?.status.code, 2 /* ERROR */);
+      assert.equal(failed?.attributes['error.type'], 'ERR_INTERNAL');
+    } finally {
+      process.removeListener('uncaughtException', listener);
+    }
+  });
+
   it('sends the spans to an OTLP/HTTP receiver through the OTLP exporter', async (t) => {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
     const received: unknown[] = [];

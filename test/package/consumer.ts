@@ -70,7 +70,7 @@ export const servers = [
   createPostgresRepository({ query: async () => ({ rows: [] }) }),
 ];
 
-registerRepositoryConformance(test, () => byGardener, { honoursAbortedSignal: false });
+registerRepositoryConformance(test, () => byGardener, { rejectsWithSignalReason: false });
 registerVerifierConformance(test, () => gardeners, { valid: ['t0ken'], invalid: ['guess'] });
 export const reports: Array<Promise<ConformanceReport>> = [
   runRepositoryConformance(() => ({ repository: byGardener, cleanup: async () => {} })),

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { runConform } from '../../lib/cli/conform.ts';
-import { cliEnv, READY, ROOT, startCli } from '../support/cli-helpers.ts';
-import { type Child, spawnChild, withDeadline } from '../support/node-helpers.ts';
+import { READY, startCli } from '../support/cli-helpers.ts';
+import type { Child } from '../support/node-helpers.ts';
+import { type ConformRun, conform as conformChild } from './conform-child.ts';
+import { ESCAPED, FORBIDDEN, sendsControls } from './hostile-servers.ts';
 import { bodyBeforeToken } from './mistaken-servers.ts';
 
 const TOKEN = 'conform-command-token';
@@ -21,22 +23,7 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** `plant-store conform …` as the bin runs it, on lib/ through tsx. */
-async function conform(
-  args: readonly string[],
-): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const script =
-    "import { runConform } from './lib/cli/conform.ts'; process.exit(await runConform(process.argv.slice(1)));";
-  const child = spawnChild(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script, '--', ...args],
-    cliEnv({}),
-    ROOT,
-  );
-  children.push(child);
-  const code = await withDeadline(child.exited, 'plant-store conform', 60_000);
-  return { code, stdout: child.stdout(), stderr: child.stderr() };
-}
+const conform = (args: readonly string[]) => conformChild(args, children);
 
 /** The standalone server, started as its users start it, with `env`; its URL. */
 async function standalone(env: Record<string, string>): Promise<string> {
@@ -49,7 +36,7 @@ async function standalone(env: Record<string, string>): Promise<string> {
 }
 
 /** Asserts a passing run's TAP: every check ok, the plan, the ids and the summary. */
-function assertAllPassed(run: { code: number | string; stdout: string; stderr: string }): void {
+function assertAllPassed(run: ConformRun): void {
   assert.equal(run.code, 0, run.stdout);
   assert.equal(run.stderr, '');
   const lines = run.stdout.split('\n');
@@ -130,6 +117,18 @@ describe('plant-store conform', () => {
       readFileSync(junit, 'utf8'),
       /<testcase classname="2\. authentication" name="2\. authentication: checks the token before the body \(401, not 400, 413 or 415\)">\n {6}<failure message="2\. authentication: POST \/plants .*&quot;request body is required&quot;}\)" type="ConformanceError">/,
     );
+  });
+
+  it('prints the control and bidi characters a server sends escaped, in TAP and in JUnit XML, when it sends them', async () => {
+    const server = await sendsControls();
+    cleanups.push(() => server.close());
+    const junit = join(scratch, 'controls.xml');
+    const run = await conform([server.url, '--token', TOKEN, '--junit', junit]);
+    assert.equal(run.code, 1, run.stderr);
+    for (const output of [run.stdout, readFileSync(junit, 'utf8')]) {
+      assert.doesNotMatch(output, FORBIDDEN);
+      assert.ok(output.includes(ESCAPED), output);
+    }
   });
 
   it('prints one line and exits 2 when the JUnit file cannot be written', async () => {

@@ -80,3 +80,19 @@ export const overwritesOnConflict = mapRepository(async (plants, plant) => {
   plants.set(plant.id, toPlant(plant));
   return existing === undefined ? { created: true } : { created: false, existing };
 });
+
+/**
+ * Skips the write when its signal has already fired but still answers `{ created: true }`: the
+ * client is told of a plant that was never stored.
+ */
+export function claimsAbortedCreates(): PlantRepository {
+  const plants = new Map<bigint, Plant>();
+  return {
+    async create(plant, { signal }) {
+      const existing = plants.get(plant.id);
+      if (existing !== undefined) return { created: false, existing };
+      if (!signal.aborted) plants.set(plant.id, toPlant(plant));
+      return { created: true };
+    },
+  };
+}

@@ -8,6 +8,7 @@ import {
   runRepositoryConformance,
 } from '../../lib/testing.ts';
 import {
+  claimsAbortedCreates,
   conflictOnEveryExistingId,
   malformedOutcome,
   noUniquenessGuarantee,
@@ -27,12 +28,16 @@ function failuresOf(report: ConformanceReport, rule: string) {
 }
 
 describe('runRepositoryConformance', () => {
-  it('passes every check and fails none when the repository is the memory one', async () => {
-    const report = await runRepositoryConformance(() => createMemoryRepository(), {
-      honoursAbortedSignal: false,
-    });
+  it('passes every check and fails none when the repository is the memory one, with the defaults', async () => {
+    // The memory store never reads its signal, as the contract allows: the default must pass it.
+    const report = await runRepositoryConformance(() => createMemoryRepository());
     assert.deepEqual(report.failed, []);
     assert.equal(report.passed.length, 22);
+    assert.ok(
+      report.passed.includes(
+        'signal: tells the truth about what it stored when the signal has already fired',
+      ),
+    );
   });
 
   it('names the replay and conflict rules when the repository throws for every id already stored', async () => {
@@ -90,8 +95,20 @@ describe('runRepositoryConformance', () => {
     assert.equal((created?.error as ConformanceError | undefined)?.rule, 'outcome shape');
   });
 
-  it('names the signal rule when the repository stores a create whose signal had already fired', async () => {
-    const report = await runRepositoryConformance(() => createMemoryRepository());
+  it('names the signal rule when the repository answers created for an aborted create it did not store', async () => {
+    const report = await runRepositoryConformance(claimsAbortedCreates);
+    assert.deepEqual(
+      report.failed.map(({ error }) => error.message),
+      [
+        'signal: a read back answered {"created": true}; expected { created: false, existing: {"name": "late"} }',
+      ],
+    );
+  });
+
+  it('names the signal rule when rejectsWithSignalReason is set and the repository stores a create whose signal had already fired', async () => {
+    const report = await runRepositoryConformance(() => createMemoryRepository(), {
+      rejectsWithSignalReason: true,
+    });
     const [signal] = failuresOf(report, 'signal');
     assert.match(
       signal?.error.message ?? '',
@@ -113,7 +130,6 @@ describe('runRepositoryConformance', () => {
     const report = await runRepositoryConformance(
       () => ({ repository: createMemoryRepository(), cleanup: () => void (cleanups += 1) }),
       {
-        honoursAbortedSignal: false,
         makeSecondInstance: (first) => {
           seconds += 1;
           return first;
@@ -133,7 +149,6 @@ describe('runRepositoryConformance', () => {
 
   it('names the race across instances rule when each instance keeps its own store', async () => {
     const report = await runRepositoryConformance(() => createMemoryRepository(), {
-      honoursAbortedSignal: false,
       makeSecondInstance: () => createMemoryRepository(),
     });
     assert.deepEqual(
@@ -157,12 +172,25 @@ describe('runRepositoryConformance', () => {
   it('throws a TypeError naming the nearest option when an option is unknown', async () => {
     await assert.rejects(
       runRepositoryConformance(() => createMemoryRepository(), {
-        honorsAbortedSignal: false,
+        rejectWithSignalReason: true,
       } as never),
       {
         name: 'TypeError',
         message:
-          'runRepositoryConformance: unknown option "honorsAbortedSignal"; did you mean "honoursAbortedSignal"? (known: honoursAbortedSignal, makeSecondInstance, racers, timeoutMs)',
+          'runRepositoryConformance: unknown option "rejectWithSignalReason"; did you mean "rejectsWithSignalReason"? (known: rejectsWithSignalReason, makeSecondInstance, racers, timeoutMs)',
+      },
+    );
+  });
+
+  it('throws a TypeError saying what replaced it when given the retired honoursAbortedSignal', async () => {
+    await assert.rejects(
+      runRepositoryConformance(() => createMemoryRepository(), {
+        honoursAbortedSignal: false,
+      } as never),
+      {
+        name: 'TypeError',
+        message:
+          "runRepositoryConformance: honoursAbortedSignal is retired: by default a repository may now answer as usual when its signal has already fired, as long as the answer is true (what honoursAbortedSignal: false asked); rejectsWithSignalReason: true asks for a rejection with the signal's reason",
       },
     );
   });

@@ -76,7 +76,7 @@ describe('the register helpers in each test runner', () => {
             '--allow-read',
             `test/testing/runners/deno/${file}.test.ts`,
           ]),
-        /ok \| 27 passed \| 0 failed/,
+        /ok \| 28 passed \| 0 failed/,
         /FAILED \| 18 passed \| 4 failed/,
       ),
   );

@@ -83,7 +83,7 @@ function unsignedToken(header: object, claims: object, signature = ''): string {
   return `${encode(header)}.${encode(claims)}.${signature}`;
 }
 
-type JwksMode = 'ok' | 'error' | 'bad-json' | 'not-a-key-set' | 'hang';
+type JwksMode = 'ok' | 'error' | 'bad-json' | 'not-a-key-set' | 'hang' | 'endless';
 
 /** A JWKS served by node:http on 127.0.0.1, whose keys and behaviour a test can change. */
 interface JwksServer {
@@ -108,6 +108,18 @@ async function startJwksServer(keys: readonly JWK[]): Promise<JwksServer> {
   const server: Server = createServer((_request, response) => {
     requests++;
     if (mode === 'hang') {
+      hanging.push(response);
+      return;
+    }
+    if (mode === 'endless') {
+      // A key server that streams for ever: a JWKS of whitespace that never ends.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (!response.destroyed && response.write(chunk));
+      };
+      response.on('drain', more);
+      more();
       hanging.push(response);
       return;
     }
@@ -678,6 +690,25 @@ describe('createJwtVerifier', () => {
       });
     }
 
+    it('throws, having read no more than the cap, when the JWKS server streams for ever', async () => {
+      const server = await startJwksServer([rs256.jwk]);
+      server.setMode('endless');
+      const before = process.memoryUsage().rss;
+      await assert.rejects(verify(verifierFor(server), await sign(rs256)), {
+        message: 'the JWKS response is larger than 1048576 bytes (maxJwksBytes)',
+      });
+      assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024, 'memory stayed bounded');
+    });
+
+    it('throws when the JWKS is larger than a configured maxJwksBytes, and accepts it within', async () => {
+      const server = await startJwksServer([rs256.jwk]);
+      await assert.rejects(verify(verifierFor(server, { maxJwksBytes: 100 }), await sign(rs256)), {
+        message: 'the JWKS response is larger than 100 bytes (maxJwksBytes)',
+      });
+      const roomy = verifierFor(server, { maxJwksBytes: 100_000 });
+      assert.equal((await verify(roomy, await sign(rs256))).valid, true);
+    });
+
     it('throws ERR_JWKS_TIMEOUT when the JWKS server does not answer within timeoutDuration', async () => {
       const server = await startJwksServer([rs256.jwk]);
       server.setMode('hang');
@@ -829,7 +860,7 @@ describe('createJwtVerifier', () => {
           const options = { jwksUrl, issuer: ISSUER, audience: AUDIENCE, clockSkew: 60 };
           return createJwtVerifier(options);
         },
-        /^createJwtVerifier: unknown option "clockSkew"; did you mean "jwksUrl"\? \(known: jwksUrl, key, issuer, audience, algorithms, clockTolerance, cooldownDuration, cacheMaxAge, maxStaleAge, timeoutDuration\)$/,
+        /^createJwtVerifier: unknown option "clockSkew"; did you mean "jwksUrl"\? \(known: jwksUrl, key, issuer, audience, algorithms, clockTolerance, cooldownDuration, cacheMaxAge, maxStaleAge, timeoutDuration, maxJwksBytes\)$/,
       ],
       [
         'issuer is missing',
@@ -1010,6 +1041,11 @@ describe('createJwtVerifier', () => {
         'maxStaleAge is less than cacheMaxAge',
         () => withAlgorithms(undefined, { cacheMaxAge: 60_000, maxStaleAge: 1_000 }),
         /"maxStaleAge" \(1000\) must not be less than "cacheMaxAge" \(60000\)/,
+      ],
+      [
+        'maxJwksBytes is not a positive integer',
+        () => withAlgorithms(undefined, { maxJwksBytes: 0 }),
+        /"maxJwksBytes" must be a positive integer/,
       ],
       [
         'timeoutDuration is not an integer',

@@ -17,9 +17,7 @@ import {
   registerVerifierConformance,
 } from '../../../../lib/testing.ts';
 
-registerRepositoryConformance(test, () => createMemoryRepository(), {
-  honoursAbortedSignal: false,
-});
+registerRepositoryConformance(test, () => createMemoryRepository());
 
 registerVerifierConformance(test, () => createStaticTokenVerifier(['s3cr3t']), {
   valid: ['s3cr3t'],

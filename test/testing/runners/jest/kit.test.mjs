@@ -12,9 +12,7 @@ import { createMemoryRepository, createStaticTokenVerifier } from '../.kit/index
 import { registerRepositoryConformance, registerVerifierConformance } from '../.kit/testing.js';
 
 describe('createMemoryRepository', () => {
-  registerRepositoryConformance(it, () => createMemoryRepository(), {
-    honoursAbortedSignal: false,
-  });
+  registerRepositoryConformance(it, () => createMemoryRepository());
 });
 
 describe('createStaticTokenVerifier', () => {

@@ -13,9 +13,7 @@ import {
 } from '../../../../lib/testing.ts';
 
 describe('createMemoryRepository', () => {
-  registerRepositoryConformance(it, () => createMemoryRepository(), {
-    honoursAbortedSignal: false,
-  });
+  registerRepositoryConformance(it, () => createMemoryRepository());
 });
 
 describe('createStaticTokenVerifier', () => {

@@ -1,0 +1,222 @@
+/**
+ * `checkServer` pointed at servers that attack it: answers without end, answers that never come
+ * or come a byte a second, enormous headers, bodies cut off, redirects elsewhere, and text meant
+ * for the terminal. The run must end within its deadlines with bounded memory, name what
+ * happened, leave no connection open, and quote the server's text harmlessly.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { after, describe, it } from 'node:test';
+import { checkServer, type ConformanceReport } from '../../lib/testing.ts';
+import { cliEnv, ROOT } from '../support/cli-helpers.ts';
+import { type Child, spawnChild, withDeadline } from '../support/node-helpers.ts';
+import {
+  closesMidBody,
+  ESCAPED,
+  FORBIDDEN,
+  headOnly,
+  type HostileServer,
+  hostileServer,
+  responseHead,
+  sendsControls,
+  streams,
+  trickles,
+} from './hostile-servers.ts';
+
+const TOKEN = 'hostile-test-token';
+const CHECKS = 35;
+const MIB = 1_048_576;
+const servers: HostileServer[] = [];
+const children: Child[] = [];
+after(async () => {
+  for (const child of children) child.kill();
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function start(server: Promise<HostileServer>): Promise<HostileServer> {
+  const running = await server;
+  servers.push(running);
+  return running;
+}
+
+/** The first request of every run, as a message names it. */
+const OPENAPI = 'GET /openapi.json (no Authorization, no Content-Type, no body)';
+const JSON_200 = 'Content-Type: application/json';
+const chunk = (size: number) => `${size.toString(16)}\r\n${'a'.repeat(size)}\r\n`;
+
+/** Every way a server can attack the client, what the first check must then say, its deadline. */
+const ATTACKS: ReadonlyArray<{
+  readonly title: string;
+  readonly make: () => Promise<HostileServer>;
+  readonly first: string | RegExp;
+  readonly timeoutMs: number;
+}> = [
+  {
+    title: 'it streams a chunked answer without end',
+    make: () =>
+      hostileServer(
+        streams(
+          responseHead('200 OK', JSON_200, 'Transfer-Encoding: chunked'),
+          chunk(65536),
+          64 * MIB,
+        ),
+      ),
+    first: `openapi: ${OPENAPI} answered 200 with a body of more than ${MIB} bytes, over the 1 MiB (${MIB} bytes) the checks read of any answer`,
+    timeoutMs: 2000,
+  },
+  {
+    title: 'it declares a Content-Length over the cap',
+    make: () =>
+      hostileServer(
+        streams(
+          responseHead('200 OK', JSON_200, 'Content-Length: 10000000000'),
+          'a'.repeat(65536),
+          64 * MIB,
+        ),
+      ),
+    first: `openapi: ${OPENAPI} answered 200 with a body of 10000000000 bytes (its Content-Length), over the 1 MiB (${MIB} bytes) the checks read of any answer`,
+    timeoutMs: 2000,
+  },
+  {
+    title: 'it never answers',
+    make: () => hostileServer(() => {}),
+    first: 'openapi: did not finish within 100 ms',
+    timeoutMs: 100,
+  },
+  {
+    title: 'it sends the headers and then never the body',
+    make: () => hostileServer(headOnly(responseHead('200 OK', JSON_200, 'Content-Length: 100'))),
+    first: 'openapi: did not finish within 100 ms',
+    timeoutMs: 100,
+  },
+  {
+    title: 'it trickles a byte a second',
+    make: () => hostileServer(trickles(responseHead('200 OK', JSON_200, 'Content-Length: 100'))),
+    first: 'openapi: did not finish within 100 ms',
+    timeoutMs: 100,
+  },
+  {
+    title: 'it answers with an enormous header',
+    make: () =>
+      hostileServer(headOnly(responseHead('200 OK', JSON_200, `X-Pad: ${'a'.repeat(MIB)}`))),
+    first: `openapi: ${OPENAPI} got no answer: fetch failed (Headers Overflow Error)`,
+    timeoutMs: 2000,
+  },
+  {
+    title: 'it closes the connection mid-body',
+    make: () =>
+      hostileServer(
+        closesMidBody(responseHead('200 OK', JSON_200, 'Content-Length: 1000'), '{"openapi":'),
+      ),
+    first:
+      /^openapi: GET \/openapi\.json \(no Authorization, no Content-Type, no body\) answered 200, then its body broke off: terminated( \(.+\))?$/,
+    timeoutMs: 2000,
+  },
+];
+
+describe('checkServer against a hostile server', () => {
+  for (const attack of ATTACKS) {
+    it(`fails every check, naming what happened, and leaves no request's connection open when ${attack.title}`, async () => {
+      const server = await start(attack.make());
+      const report = await withDeadline(
+        checkServer({ baseUrl: server.url, token: TOKEN, timeoutMs: attack.timeoutMs }),
+        'the run',
+        CHECKS * attack.timeoutMs + 10_000,
+      );
+      assert.equal(report.passed.length, 0);
+      assert.equal(report.failed.length, CHECKS);
+      const first = report.failed[0]?.error.message ?? '';
+      if (typeof attack.first === 'string') assert.equal(first, attack.first);
+      else assert.match(first, attack.first);
+      assert.ok(server.accepted() >= CHECKS, `${server.accepted()} connections`);
+      // Every connection that carried a request was closed by the run, not by the server.
+      await withDeadline(
+        server.requestsClosed(),
+        `${server.openWithRequest()} connections with a request to close`,
+        2000,
+      );
+      // What a client that stops at 1 MiB lets through its socket buffers, far below 64 MiB.
+      assert.ok(server.mostWritten() < 16 * MIB, `${server.mostWritten()} bytes on one connection`);
+    });
+  }
+
+  it('follows no redirect, and names the status, when every answer sends the client elsewhere', async () => {
+    const elsewhere = await start(hostileServer(() => {}));
+    const server = await start(
+      hostileServer(
+        headOnly(
+          responseHead(
+            '307 Temporary Redirect',
+            `Location: ${elsewhere.url}/plants`,
+            'Content-Length: 0',
+          ),
+        ),
+      ),
+    );
+    const report = await checkServer({ baseUrl: server.url, token: TOKEN, timeoutMs: 5000 });
+    assert.equal(report.failed.length, CHECKS);
+    assert.equal(report.failed[0]?.error.message, `openapi: ${OPENAPI} answered 307; expected 200`);
+    assert.equal(elsewhere.accepted(), 0);
+    await withDeadline(
+      server.requestsClosed(),
+      `${server.openWithRequest()} connections with a request to close`,
+      2000,
+    );
+  });
+
+  it('leaves no connection open at all soon after the run when the server never answers', async () => {
+    const server = await start(hostileServer(() => {}));
+    await checkServer({ baseUrl: server.url, token: TOKEN, timeoutMs: 100 });
+    await withDeadline(
+      server.requestsClosed(),
+      `${server.openWithRequest()} connections with a request to close`,
+      2000,
+    );
+    // Node's fetch opens a spare connection after an aborted request, which never carries one
+    // and which it closes itself once it has idled for its keep-alive timeout.
+    await withDeadline(server.allClosed(), `${server.open()} idle connections to close`, 10_000);
+  });
+
+  it('lets the process that ran it exit at once when the server answers too slowly', async () => {
+    const slow = createServer((_request, response) => {
+      setTimeout(() => response.end('{}'), 60_000).unref();
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    after(() => {
+      slow.closeAllConnections();
+      slow.close();
+    });
+    const { port } = slow.address() as { port: number };
+    const script = `import { checkServer } from './lib/testing.ts';
+const report = await checkServer({ baseUrl: 'http://127.0.0.1:${port}', token: 't', timeoutMs: 50 });
+console.log('resolved with', report.failed.length, 'failed');`;
+    const child = spawnChild(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      cliEnv({}),
+      ROOT,
+    );
+    children.push(child);
+    await child.line(/^resolved with 35 failed$/, 'the run', 30_000);
+    // Requests left running would keep the child alive until the server answered them.
+    assert.equal(await withDeadline(child.exited, 'the exit after the run', 5000), 0);
+  });
+});
+
+describe('checkServer quoting a server', () => {
+  it('escapes C0, C1, DEL and bidi controls in every message when the server sends them', async () => {
+    const server = await sendsControls();
+    after(() => server.close());
+    const report: ConformanceReport = await checkServer({
+      baseUrl: server.url,
+      token: TOKEN,
+    });
+    const text = report.failed.map(({ error }) => error.message).join('\n');
+    assert.doesNotMatch(text, FORBIDDEN);
+    assert.ok(text.includes(ESCAPED), text);
+    assert.ok(text.includes('Content-Type "text/\\u009b31m"'), text);
+  });
+});
