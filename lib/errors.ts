@@ -20,8 +20,11 @@
  * - `ERR_MALFORMED_OUTCOME`: a `PlantRepository` answered something other than a
  *   `CreatePlantOutcome`.
  *
- * One code is for a repository to throw: `ERR_STORE_FULL` (a `PlantApiError` with it) has the
- * client told `507 the store is full`; any other error it throws is a `500`.
+ * Two codes are for a repository to throw, each as a `PlantApiError`; any other error it throws
+ * is a `500`:
+ * - `ERR_STORE_FULL`: the client is told `507 the store is full`.
+ * - `ERR_STORE_UNAVAILABLE`: the storage cannot serve for now (a failover, a restart, too many
+ *   connections); the client gets `503` with `Retry-After`, and `onError` hears it.
  *
  * Two codes say which collaborator had not answered when a create's deadline passed; the client
  * gets `503` (`ERR_TIMEOUT`) and `onError` gets a `PlantApiError` with one of them:
@@ -47,6 +50,7 @@ export type PlantApiErrorCode =
   | 'ERR_INTERNAL'
   | 'ERR_NOT_IMPLEMENTED'
   | 'ERR_STORE_FULL'
+  | 'ERR_STORE_UNAVAILABLE'
   | 'ERR_BODY_ALREADY_READ'
   | 'ERR_MALFORMED_VERDICT'
   | 'ERR_MALFORMED_OUTCOME'
@@ -107,6 +111,13 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
   ERR_INTERNAL: { status: 500, message: 'internal error' },
   ERR_NOT_IMPLEMENTED: { status: 501, message: 'not implemented' },
   ERR_STORE_FULL: { status: 507, message: 'the store is full' },
+  // One second: a failover or restart behind one address serves again within seconds, and a
+  // client's own backoff with jitter spreads its retries and lengthens them while an outage lasts.
+  ERR_STORE_UNAVAILABLE: {
+    status: 503,
+    message: 'the store is unavailable for now; retrying the request is safe',
+    headers: { 'retry-after': '1' },
+  },
   // The host's mistakes: the PlantApiError tells onError the fix. A body parser in front is a
   // setup mistake that holds no secret, so its 500 names the fix for whoever reads the response.
   ERR_BODY_ALREADY_READ: {

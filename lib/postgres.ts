@@ -12,6 +12,8 @@ export type {
 export { createPostgresRepository } from './repositories/postgres-repository.ts';
 export type {
   PostgresClient,
+  PostgresPool,
+  PostgresPoolConnection,
   PostgresTableOptions,
   PreparingPostgresClient,
 } from './repositories/postgres-shared.ts';

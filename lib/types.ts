@@ -50,6 +50,8 @@ export interface PlantRepositoryContext<Principal = unknown> extends TokenVerifi
  * `INSERT ... ON CONFLICT DO NOTHING` followed by a read of the existing row fits it.
  *
  * Throwing (or rejecting) makes the request a `500`; the error goes to the store's `onError`.
+ * Two `PlantApiError`s say more: `ERR_STORE_FULL` (`507`) and `ERR_STORE_UNAVAILABLE` (`503` with
+ * `Retry-After`, reported too).
  *
  * @example
  * ```ts
@@ -184,8 +186,10 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
    * The callback that hears about every unexpected error (a repository or verifier that threw,
    * or answered the wrong shape: the client sees `500 internal error`) and every create that
    * ended at its deadline (`ERR_VERIFIER_TIMEOUT` or `ERR_REPOSITORY_TIMEOUT`: the client sees
-   * `503`). A throw or a rejection of its own is swallowed. The context names the request, for
-   * a log line that matches the access log's.
+   * `503`), and a repository's `ERR_STORE_UNAVAILABLE` (`503` too). An error object is heard
+   * once however many creates it failed (a batch's statement fails each of its creates with one
+   * error). A throw or a rejection of its own is swallowed. The context names the request (the
+   * first one the error failed), for a log line that matches the access log's.
    * @default the host request's own logger when it has one (`context.host.log.error`, as
    *   Fastify's request and pino-http's `req` have), else `console.error`
    */

@@ -19,11 +19,14 @@ import type { Settings } from './settings.ts';
 const POOL_END_TIMEOUT_MS = 5_000;
 /** How long the readiness check waits for the database's answer. */
 const READY_QUERY_TIMEOUT_MS = 1_000;
+/** The readiness check: a standby (or a read-only default) answers but cannot store a plant. */
+const READY_SQL = "SELECT current_setting('transaction_read_only') AS read_only";
 
 /**
  * The pool's limits, all below the store's 10 s deadline, so a lost or stalled database becomes
- * an error (`500`) and a freed connection rather than a request held until the deadline (`503`)
- * and a connection held for ever. See https://node-postgres.com/apis/pool and /apis/client.
+ * an answer at once (`503` with `Retry-After`, the repository's `ERR_STORE_UNAVAILABLE`) and a
+ * freed connection rather than a request held until the deadline and a connection held for ever.
+ * See https://node-postgres.com/apis/pool and /apis/client.
  */
 const POOL_LIMITS = {
   /** Opening a connection, or waiting for a free one, fails after this. */
@@ -99,12 +102,13 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
     }),
     pool,
     ready: () =>
-      pool
-        .query({ text: 'SELECT 1', query_timeout: READY_QUERY_TIMEOUT_MS } as pg.QueryConfig)
-        .then(
-          () => ({ ok: true }),
-          (error: unknown) => ({ ok: false, detail: oneLine(error) }),
-        ),
+      pool.query({ text: READY_SQL, query_timeout: READY_QUERY_TIMEOUT_MS } as pg.QueryConfig).then(
+        (result: pg.QueryResult<{ read_only?: unknown }>) =>
+          result.rows[0]?.read_only === 'off'
+            ? { ok: true }
+            : { ok: false, detail: 'the database is read-only (a standby?)' },
+        (error: unknown) => ({ ok: false, detail: oneLine(error) }),
+      ),
     close: () => withTimeout(pool.end(), POOL_END_TIMEOUT_MS),
     description: `PostgreSQL (${where.hostname}${where.port === '' ? '' : `:${where.port}`}${where.pathname})`,
   };

@@ -97,7 +97,17 @@ export const openApiDocument = {
           '415': errorResponseObject('Not application/json (charset utf-8).'),
           '500': errorResponseObject('Internal error.'),
           '501': errorResponseObject('A transfer coding other than chunked.'),
-          '503': errorResponseObject('The deadline passed; a retry is safe.'),
+          '503': {
+            description:
+              'The deadline passed, or the store is unavailable for now (then with Retry-After); a retry is safe.',
+            headers: {
+              'Retry-After': {
+                description: 'When the store is unavailable: the seconds to wait before a retry.',
+                schema: { type: 'integer', minimum: 0 },
+              },
+            },
+            content: errorContent,
+          },
           '507': errorResponseObject('The store is full: no new id is taken.'),
         },
       },

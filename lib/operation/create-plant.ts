@@ -7,7 +7,7 @@
  * @module
  */
 
-import { errorReply, JSON_HEADERS, PlantApiError, type PlantApiErrorCode } from '../errors.ts';
+import { errorReply, PlantApiError, type PlantApiErrorCode } from '../errors.ts';
 import type { ErrorContext, NewPlant, TokenRejectionReason } from '../types.ts';
 import { bearerToken } from './bearer-token.ts';
 import {
@@ -19,7 +19,7 @@ import {
 } from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
 import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
-import { jsonString } from './json-text.ts';
+import { plantReply } from './json-text.ts';
 import { isIdentityCoding, isJsonUtf8 } from './media-type.ts';
 import type {
   Answer,
@@ -27,7 +27,6 @@ import type {
   CreateOutcome,
   BodySink,
   PlainRequest,
-  PlantReply,
   Reply,
 } from './plain-request.ts';
 import { readJsonPlant } from './read-json-plant.ts';
@@ -65,11 +64,7 @@ export type Operation = (
  * Makes a store's create-a-plant operation. With a verifier and a repository that answer
  * synchronously and a body already at hand, it answers before it returns, with no promise made.
  */
-export function createOperation(settings: OperationSettings): Operation {
-  const store: Store = {
-    ...settings,
-    tooLarge: `request body is larger than ${settings.maxBodyBytes} bytes`,
-  };
+export function createOperation(store: OperationSettings): Operation {
   return function createPlant(input, answer, collaborators = store.collaborators) {
     // 1. Method.
     if (input.method !== 'POST') return refuse(answer, 'ERR_METHOD_NOT_ALLOWED');
@@ -84,12 +79,6 @@ function refuse(answer: Answer, code: PlantApiErrorCode): void {
   answer(errorReply(code), code);
 }
 
-/** A store's settings with what its creates derive from them once. */
-interface Store extends OperationSettings {
-  /** The `413` message, which names the limit. */
-  readonly tooLarge: string;
-}
-
 /**
  * One create past the auth header; its methods are the steps, in order. It ends when it
  * answers, or early (`503`) when the deadline passes or the client goes, and then drops the late
@@ -102,7 +91,7 @@ interface Store extends OperationSettings {
 class Create implements BodySink, Expiring {
   /** Answered, or ended early. */
   #over = false;
-  /** A collaborator is being called: an answer now came without a wait. */
+  /** A collaborator is being called: an answer now comes without a wait. */
   #calling = false;
   /** What the create waits on, for the deadline's report. */
   #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
@@ -111,12 +100,17 @@ class Create implements BodySink, Expiring {
   #limit = 0;
   #controller: AbortController | undefined;
   readonly #deadline: Deadline;
-  readonly #store: Store;
+  readonly #store: OperationSettings;
   readonly #input: PlainRequest;
   readonly #answer: Answer;
   readonly #collaborators: Collaborators;
 
-  constructor(store: Store, input: PlainRequest, answer: Answer, collaborators: Collaborators) {
+  constructor(
+    store: OperationSettings,
+    input: PlainRequest,
+    answer: Answer,
+    collaborators: Collaborators,
+  ) {
     this.#store = store;
     this.#input = input;
     this.#answer = answer;
@@ -158,9 +152,8 @@ class Create implements BodySink, Expiring {
     if (!verdict.valid) return this.#tokenRejected(verdict.reason);
     this.#principal = verdict.principal;
     const input = this.#input;
-    const { maxBodyBytes } = this.#store;
     // A host's own limit (Fastify's bodyLimit) holds when it is the lower.
-    const limit = (this.#limit = Math.min(maxBodyBytes, input.bodyLimit ?? maxBodyBytes));
+    const limit = (this.#limit = Math.min(this.#store.maxBodyBytes, input.bodyLimit ?? Infinity));
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
     if (!input.hasBody || input.declaredLength === 0) return this.#refuse('ERR_BODY_REQUIRED');
     // 4. Media type, and a body as it is: never decoded as if it had no coding.
@@ -169,7 +162,7 @@ class Create implements BodySink, Expiring {
       return this.#refuse('ERR_UNSUPPORTED_CONTENT_ENCODING');
     }
     // 5. Size, as declared: refused before a byte is read.
-    if (input.declaredLength > limit) return this.#refuse('ERR_BODY_TOO_LARGE', this.#tooLarge());
+    if (input.declaredLength > limit) return this.#refuse('ERR_BODY_TOO_LARGE', tooLarge(limit));
     this.#waitingOn = 'body';
     try {
       input.readBody(limit, this);
@@ -183,7 +176,8 @@ class Create implements BodySink, Expiring {
     if (this.#over) return;
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (typeof bytes === 'string') {
-      return this.#refuse(bytes, bytes === 'ERR_BODY_TOO_LARGE' ? this.#tooLarge() : undefined);
+      const message = bytes === 'ERR_BODY_TOO_LARGE' ? tooLarge(this.#limit) : undefined;
+      return this.#refuse(bytes, message);
     }
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
@@ -218,7 +212,9 @@ class Create implements BodySink, Expiring {
     // A full store is no fault: a repository says so to have the client told `507`.
     if (code === 'ERR_STORE_FULL') return this.#refuse(code, undefined, error);
     this.#report(error);
-    this.#refuse(code === 'ERR_BODY_ALREADY_READ' ? code : 'ERR_INTERNAL', undefined, error);
+    // A store unavailable for now is a 503 with Retry-After: the client's retry is a safe replay.
+    const keep = code === 'ERR_BODY_ALREADY_READ' || code === 'ERR_STORE_UNAVAILABLE';
+    this.#refuse(keep ? code : 'ERR_INTERNAL', undefined, error);
   }
 
   /**
@@ -235,15 +231,6 @@ class Create implements BodySink, Expiring {
     this.#report(unanswered);
     // The channels hear the error that names what was waited on; the signal keeps ERR_TIMEOUT.
     this.#end(reason, unanswered);
-  }
-
-  /** The `413` message, which names the limit. */
-  #tooLarge(): string {
-    const limit = this.#limit;
-    const store = this.#store;
-    return limit === store.maxBodyBytes
-      ? store.tooLarge
-      : `request body is larger than ${limit} bytes`;
   }
 
   /** A refused token: `401`, and the host hears why when it asked to and the verifier said. */
@@ -301,8 +288,7 @@ class Create implements BodySink, Expiring {
   }
 }
 
-/** The Plant as `JSON.stringify` writes it (no `tag` when absent), without its call. */
-function plantReply(plant: NewPlant): PlantReply {
-  const tag = plant.tag === undefined ? '' : `,"tag":${jsonString(plant.tag)}`;
-  return { status: 200, headers: JSON_HEADERS, body: `{"name":${jsonString(plant.name)}${tag}}` };
+/** The `413` message, which names the limit. */
+function tooLarge(limit: number): string {
+  return `request body is larger than ${limit} bytes`;
 }

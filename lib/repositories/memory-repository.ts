@@ -1,6 +1,7 @@
 import { PlantApiError } from '../errors.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from '../types.ts';
+import { malformedText } from './well-formed-plant.ts';
 
 /** Options of `createMemoryRepository`. */
 export interface CreateMemoryRepositoryOptions {
@@ -29,8 +30,12 @@ const TABLE_SIZE = 16_384;
  * A create is atomic because the lookup and the insert run in one synchronous step: no other
  * request can interleave between them.
  *
+ * A `name` or `tag` that is not well-formed UTF-16 (a lone surrogate) is refused with a
+ * `TypeError`, thrown as every answer of this repository comes: at once.
+ *
  * @param options The cap on the plants it keeps.
- * @returns A repository whose `create` answers synchronously; it throws only `ERR_STORE_FULL`.
+ * @returns A repository whose `create` answers synchronously; it throws only `ERR_STORE_FULL`
+ *   and that `TypeError`.
  * @throws {TypeError} When `maxPlants` is not a positive integer, or an option is unknown.
  * @example
  * ```ts
@@ -56,6 +61,8 @@ export function createMemoryRepository(
     // Deliberately does not read context.signal: the store makes a signal only when it is read,
     // and it never calls a repository for a request that is already over.
     create(plant: NewPlant): CreatePlantOutcome {
+      const malformed = malformedText(plant, 'createMemoryRepository');
+      if (malformed !== undefined) throw malformed;
       const id = Number(plant.id);
       const safe = Number.isSafeInteger(id);
       // No run of safe ids is Infinity, so it names the table of every other id.

@@ -6,12 +6,17 @@
  */
 
 import type { CreatePlantOutcome, NewPlant, Plant } from '../types.ts';
+import { failureOf, storeError } from './postgres-failures.ts';
+import { isPool, onLoan } from './postgres-loan.ts';
+import { PendingCreate } from './postgres-pending-create.ts';
 import {
   type PostgresClient,
+  type PostgresPool,
   type PreparingPostgresClient,
   rowsOf,
   sqlState,
 } from './postgres-shared.ts';
+import { malformedText } from './well-formed-plant.ts';
 
 // Insert, then read: a row deleted between the two is inserted again, this many attempts in all.
 const MAX_ATTEMPTS = 3;
@@ -33,77 +38,14 @@ export interface BatchSettings {
   readonly prepare: boolean;
 }
 
-/** One create waiting for its outcome; it settles once, whichever comes first. */
-class PendingCreate {
-  readonly id: string;
-  readonly name: string;
-  readonly tag: string | null;
-  /** Settled: answered, failed or aborted. */
-  done = false;
-  readonly #resolve: (outcome: CreatePlantOutcome) => void;
-  readonly #reject: (error: unknown) => void;
-  readonly #signal: AbortSignal | undefined;
-  #onAbort: (() => void) | undefined;
-
-  constructor(
-    plant: NewPlant,
-    signal: AbortSignal | undefined,
-    resolve: (outcome: CreatePlantOutcome) => void,
-    reject: (error: unknown) => void,
-  ) {
-    // Text, never a JS number: a double cannot hold every int64.
-    this.id = String(plant.id);
-    this.name = plant.name;
-    this.tag = plant.tag ?? null;
-    this.#resolve = resolve;
-    this.#reject = reject;
-    this.#signal = signal;
-  }
-
-  /** Fails the create as soon as its signal fires, and tells `onAbort`. */
-  watch(onAbort: (pending: PendingCreate) => void): void {
-    const signal = this.#signal;
-    if (signal === undefined) return;
-    this.#onAbort = () => {
-      this.fail(signal.reason);
-      onAbort(this);
-    };
-    signal.addEventListener('abort', this.#onAbort, { once: true });
-  }
-
-  /** Whether the create is settled, failing it first if its signal has fired unheard. */
-  settled(): boolean {
-    if (!this.done && this.#signal?.aborted === true) this.fail(this.#signal.reason);
-    return this.done;
-  }
-
-  /** The plant as stored when this create's row went in. */
-  get plant(): Plant {
-    return this.tag === null ? { name: this.name } : { name: this.name, tag: this.tag };
-  }
-
-  succeed(outcome: CreatePlantOutcome): void {
-    if (this.#settle()) this.#resolve(outcome);
-  }
-
-  fail(error: unknown): void {
-    if (this.#settle()) this.#reject(error);
-  }
-
-  #settle(): boolean {
-    if (this.done) return false;
-    this.done = true;
-    if (this.#onAbort !== undefined) this.#signal?.removeEventListener('abort', this.#onAbort);
-    return true;
-  }
-}
-
 /**
  * A repository's creates, sent in batches: at most `maxInFlight` batches in flight, the next one
  * formed from the creates that waited meanwhile.
  */
 export class CreateBatches {
   readonly #client: PostgresClient;
+  /** The client as a pool to borrow a connection from per batch, if it is one. */
+  readonly #pool: PostgresPool | undefined;
   /** Whether statements go by name; off for good once a pooler is found to lose them. */
   #prepare: boolean;
   readonly #maxBatchSize: number;
@@ -119,6 +61,7 @@ export class CreateBatches {
 
   constructor(client: PostgresClient, table: string, settings: BatchSettings) {
     this.#client = client;
+    this.#pool = isPool(client) ? client : undefined;
     this.#prepare = settings.prepare;
     this.#maxBatchSize = settings.maxBatchSize;
     this.#maxInFlight = settings.maxInFlight;
@@ -136,6 +79,8 @@ export class CreateBatches {
   /** Sends the create at once when fewer than `maxInFlight` batches are in flight, else queues it. */
   create(plant: NewPlant, signal: AbortSignal | undefined): Promise<CreatePlantOutcome> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const malformed = malformedText(plant, 'plant-store/postgres');
+    if (malformed !== undefined) return Promise.reject(malformed);
     return new Promise((resolve, reject) => {
       const pending = new PendingCreate(plant, signal, resolve, reject);
       if (this.#inFlight < this.#maxInFlight) {
@@ -166,39 +111,63 @@ export class CreateBatches {
       this.#inFlight -= 1;
       this.#sendNext();
     };
-    this.#send(batch, 1).then(next, next);
+    this.#send(batch).then(next, next);
   }
 
-  /** Sends one batch: settles each of its creates, and never rejects. */
-  async #send(sent: PendingCreate[], attempt: number): Promise<void> {
-    // A create whose signal fired since it was last looked at goes no further.
-    const batch = sent.filter((pending) => !pending.settled());
-    if (batch.length === 0) return;
+  /** Sends one batch, on one connection: settles each of its creates, and never rejects. */
+  async #send(batch: PendingCreate[]): Promise<void> {
     try {
+      if (this.#pool === undefined) await this.#store(this.#client, batch);
+      // A create whose signal fired while the pool made it wait is not sent (`#store` looks).
+      else await onLoan(this.#pool, (connection) => this.#store(connection, batch));
+    } catch (error) {
+      // One error object for every create it fails: the store reports it once.
+      const reason = storeError(error);
+      for (const pending of batch) pending.fail(reason);
+    }
+  }
+
+  /** Stores the batch; a bad row fails only its own create, any other error all of them. */
+  async #store(client: PostgresClient, batch: PendingCreate[]): Promise<void> {
+    const live = batch.filter((pending) => !pending.settled());
+    try {
+      await this.#insert(client, live);
+    } catch (error) {
+      if (live.length === 1 || failureOf(error) !== 'data') throw error;
+      // One bad row fails the whole statement: each create again alone, one after another on
+      // this connection, so that only the bad one fails and no more statements are in flight.
+      for (const pending of live) {
+        try {
+          await this.#insert(client, [pending]);
+        } catch (error) {
+          if (failureOf(error) !== 'data') throw error;
+          pending.fail(error);
+        }
+      }
+    }
+  }
+
+  /** Inserts the creates' rows and reads the plants under the ids taken; throws if one fails. */
+  async #insert(client: PostgresClient, sent: PendingCreate[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      // A create whose signal fired since it was last looked at goes no further.
+      const batch = sent.filter((pending) => !pending.settled());
+      if (batch.length === 0) return;
       // Each id once, the first create of it, in one fixed order (the ids' text): concurrent
       // batches then lock the rows they share in the same order and never deadlock.
       const firsts = new Map<string, PendingCreate>();
       for (const pending of batch) if (!firsts.has(pending.id)) firsts.set(pending.id, pending);
       const rows = [...firsts.values()].sort(byId);
-      let inserted: ReadonlySet<string>;
-      try {
-        const [one] = rows;
-        const result =
-          rows.length === 1 && one !== undefined
-            ? await this.#query(this.#insertOneSql, [one.id, one.name, one.tag])
-            : await this.#query(this.#insertSql, [
-                rows.map((row) => row.id),
-                rows.map((row) => row.name),
-                rows.map((row) => row.tag),
-              ]);
-        inserted = new Set(result.map(insertedId));
-      } catch (error) {
-        if (batch.length === 1) throw error;
-        // One bad row fails the whole statement: each create again on its own, so that only the
-        // bad one fails.
-        await Promise.all(batch.map((pending) => this.#send([pending], attempt)));
-        return;
-      }
+      const [one] = rows;
+      const result =
+        rows.length === 1 && one !== undefined
+          ? await this.#query(client, this.#insertOneSql, [one.id, one.name, one.tag])
+          : await this.#query(client, this.#insertSql, [
+              rows.map((row) => row.id),
+              rows.map((row) => row.name),
+              rows.map((row) => row.tag),
+            ]);
+      const inserted = new Set(result.map(insertedId));
       const taken: PendingCreate[] = [];
       for (const pending of batch) {
         const first = firsts.get(pending.id) as PendingCreate;
@@ -213,7 +182,9 @@ export class CreateBatches {
       const found = new Map<string, Plant>();
       const ids = [...new Set(live.map((pending) => pending.id))];
       const read =
-        ids.length === 1 ? this.#query(this.#readOneSql, ids) : this.#query(this.#readSql, [ids]);
+        ids.length === 1
+          ? this.#query(client, this.#readOneSql, ids)
+          : this.#query(client, this.#readSql, [ids]);
       for (const row of await read) found.set(...toPlant(row));
       const vanished: PendingCreate[] = [];
       for (const pending of live) {
@@ -223,7 +194,8 @@ export class CreateBatches {
       }
       if (vanished.length === 0) return;
       // Deleted between the two statements: the id is free again, so insert once more.
-      if (attempt < MAX_ATTEMPTS) return await this.#send(vanished, attempt + 1);
+      sent = vanished;
+      if (attempt < MAX_ATTEMPTS) continue;
       for (const pending of vanished) {
         pending.fail(
           new Error(
@@ -231,24 +203,27 @@ export class CreateBatches {
           ),
         );
       }
-    } catch (error) {
-      for (const pending of batch) pending.fail(error);
+      return;
     }
   }
 
   /** Runs one statement; a driver that throws rather than rejects is a rejection too. */
-  async #query(text: string, values: unknown[]): Promise<readonly unknown[]> {
+  async #query(
+    client: PostgresClient,
+    text: string,
+    values: unknown[],
+  ): Promise<readonly unknown[]> {
     if (this.#prepare) {
-      const client = this.#client as unknown as PreparingPostgresClient;
+      const preparing = client as unknown as PreparingPostgresClient;
       try {
-        return rowsOf(await client.query({ name: statementName(text), text, values }));
+        return rowsOf(await preparing.query({ name: statementName(text), text, values }));
       } catch (error) {
         if (!PREPARED_STATEMENT_LOST.has(sqlState(error))) throw error;
         // Nothing ran: the same statement again, unnamed, and every later one too.
         this.#prepare = false;
       }
     }
-    return rowsOf(await this.#client.query(text, values));
+    return rowsOf(await client.query(text, values));
   }
 }
 

@@ -76,8 +76,14 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  * and the read is inserted again, up to 3 attempts in all; then that create rejects. So every
  * create keeps its own exact outcome, across connections, processes and machines.
  *
- * If the batch statement fails, each of its creates is sent again in a statement of its own, so
- * one create's bad row (one the table refuses) fails only that create.
+ * If the batch statement fails on a bad row (SQLSTATE class 22 or 23), each of its creates is
+ * sent again in a statement of its own, one after another on the same connection, so that one
+ * create's bad row fails only that create and no more statements are in flight than
+ * `maxInFlight`. If it fails because the database is unavailable (a failed socket, a connection
+ * lost or never made, classes 08 and 53, 57P*, 25006 read-only: a standby), every create of the
+ * batch rejects with one `PlantApiError` `ERR_STORE_UNAVAILABLE` (its `cause` the driver's error:
+ * the store answers `503` with `Retry-After`); any other error rejects them all as it came (`500`).
+ * Neither is sent again.
  *
  * ids travel as decimal text cast to `bigint`, so they are exact over the whole int64 range; a
  * plant without a tag is stored with a `NULL` tag and comes back without one; `''` stays `''`.
@@ -92,8 +98,12 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  * was sent at once (then it resolves instead if that statement stored the plant). A
  * query already sent is not cancelled (`query(text, values)` offers no way to), so it may still
  * land, which is harmless: a retry is an idempotent replay. Bound server-side time with
- * PostgreSQL's `statement_timeout` (for `pg`, the `Pool` option of that name). Driver errors
- * propagate as they are (the store answers `500`).
+ * PostgreSQL's `statement_timeout` (for `pg`, the `Pool` option of that name). From a pool (a
+ * `PostgresPool`, such as `pg`'s `Pool`) each batch borrows one connection, and a create whose
+ * signal fired while the pool made it wait is not sent.
+ *
+ * A `name` or `tag` that is not well-formed UTF-16 (a lone surrogate, which PostgreSQL would
+ * store as U+FFFD) rejects with a `TypeError` before any query.
  *
  * @param client The driver: a `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any
  *   `PostgresClient`.

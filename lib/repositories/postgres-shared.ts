@@ -41,6 +41,29 @@ export interface PreparingPostgresClient {
   }) => Promise<{ readonly rows: readonly unknown[] }>;
 }
 
+/**
+ * A pool that lends connections, as `pg`'s `Pool` does
+ * ([pool.connect](https://node-postgres.com/apis/pool#poolconnect)), recognised by `connect`
+ * beside `waitingCount`. The repository borrows one connection per batch, so that a create whose
+ * signal fired while the pool made it wait is never sent.
+ */
+export interface PostgresPool extends PostgresClient {
+  /** Lends a connection, once one is free. */
+  connect(): Promise<PostgresPoolConnection>;
+  /** How many borrowers wait for a connection. */
+  readonly waitingCount: number;
+}
+
+/** A connection a `PostgresPool` lent: `pg`'s `PoolClient`. */
+export interface PostgresPoolConnection extends PostgresClient {
+  /** Gives it back; given an error, the pool closes it instead of keeping it. */
+  release(error?: Error | boolean): void;
+  /** Listens to its `'error'` event: a connection that breaks while lent emits one. */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** Stops listening. */
+  off(event: 'error', listener: (error: Error) => void): unknown;
+}
+
 /** Where the plants live: options of `createPostgresRepository` and `ensurePlantTable`. */
 export interface PostgresTableOptions {
   /**
@@ -63,6 +86,8 @@ const MAX_IDENTIFIER_BYTES = 63;
 
 const encoder = new TextEncoder();
 
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
 export function rowsOf(result: { readonly rows: readonly unknown[] }): readonly unknown[] {
   if (result === null || typeof result !== 'object' || !Array.isArray(result.rows)) {
     throw new TypeError('plant-store/postgres: query() resolved to something without rows');
@@ -70,10 +95,11 @@ export function rowsOf(result: { readonly rows: readonly unknown[] }): readonly 
   return result.rows;
 }
 
-/** The error's SQLSTATE, or `''` when it has none. */
+/** The error's SQLSTATE (five digits or capitals, from the server), or `''` when it has none. */
 export function sqlState(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  // A failed system call's code (EPIPE) can look like one: it is the socket's, not the server's.
+  return typeof code === 'string' && SQLSTATE.test(code) && syscall === undefined ? code : '';
 }
 
 export function assertClient(client: PostgresClient, caller: string): void {

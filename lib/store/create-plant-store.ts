@@ -112,7 +112,13 @@ export function createPlantStore<Principal = unknown>(
   }
   const location = apiLocationOf(basePath, publicUrl);
   const policy = cors === undefined ? undefined : corsPolicyOf(cors);
+  // One error object that fails many creates (a batch's statement) is one fault, heard once.
+  const reported = new WeakSet<object>();
   function report(error: unknown, context: ErrorContext): void {
+    if (typeof error === 'object' && error !== null) {
+      if (reported.has(error)) return;
+      reported.add(error);
+    }
     // A broken onError must not turn a 500 into a crash: its own failure goes to stderr.
     callHook((fault: unknown) => onError(fault, context), error);
   }

@@ -209,6 +209,56 @@ export const storeCases = defineCases('handleCreatePlant: 8. store', (it) => {
     assert.equal(onError.calls.length, 0, 'a full store is no fault');
   });
 
+  it('answers 503 with Retry-After and reports the error when the repository says the store is unavailable', async (t) => {
+    const unavailable = new t.lib.PlantApiError('ERR_STORE_UNAVAILABLE');
+    for (const create of [
+      () => Promise.reject(unavailable),
+      () => {
+        throw unavailable;
+      },
+    ]) {
+      const { store, onError } = t.testStore({ repository: { create } });
+      const response = await t.send(
+        store.handleCreatePlant,
+        plantRequest(json({ id: 1, name: 'a' })),
+      );
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get('retry-after'), '1');
+      assert.equal(response.headers.get('content-type'), 'application/json');
+      assert.deepEqual(response.body, {
+        error: 503,
+        message: 'the store is unavailable for now; retrying the request is safe',
+      });
+      assert.equal(onError.calls.length, 1);
+      assert.equal(onError.calls[0]?.[0], unavailable);
+    }
+  });
+
+  it('reports an error once when the repository fails several creates with that one error', async (t) => {
+    // A batch's failed statement fails each of its creates with one error: one fault, not many.
+    const shared = new Error('the batch statement failed');
+    const unavailable = new t.lib.PlantApiError('ERR_STORE_UNAVAILABLE');
+    let calls = 0;
+    const { store, onError } = t.testStore({
+      repository: {
+        create: () => Promise.reject(++calls <= 3 ? shared : unavailable),
+      },
+    });
+    const statuses = await Promise.all(
+      [1, 2, 3, 4, 5].map(async (id) => {
+        const response = await t.send(
+          store.handleCreatePlant,
+          plantRequest(json({ id, name: 'a' })),
+        );
+        return response.status;
+      }),
+    );
+    assert.deepEqual(statuses.sort(), [500, 500, 500, 503, 503]);
+    const heard = onError.calls.map(([error]) => error);
+    assert.equal(heard.length, 2);
+    assert.ok(heard.includes(shared) && heard.includes(unavailable));
+  });
+
   it('refuses a maxPlants that is not a positive integer, and an unknown option', (t) => {
     for (const options of [
       { maxPlants: 0 },

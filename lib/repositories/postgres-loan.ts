@@ -1,0 +1,53 @@
+/**
+ * A connection a pool lends the PostgreSQL repository for one batch: borrowed when the batch is
+ * sent, so that the creates can be looked at again once the pool's wait is over, and given back
+ * closed when it may be broken.
+ *
+ * @module
+ */
+
+import { failureOf } from './postgres-failures.ts';
+import {
+  type PostgresClient,
+  type PostgresPool,
+  type PostgresPoolConnection,
+  sqlState,
+} from './postgres-shared.ts';
+
+/** Whether the client is a pool that lends connections (`pg`'s `Pool`). */
+export function isPool(client: PostgresClient): client is PostgresPool {
+  const pool = client as Partial<PostgresPool>;
+  return typeof pool.connect === 'function' && typeof pool.waitingCount === 'number';
+}
+
+/** Runs `work` on a connection the pool lends, then gives it back. */
+export async function onLoan(
+  pool: PostgresPool,
+  work: (connection: PostgresClient) => Promise<void>,
+): Promise<void> {
+  const connection: PostgresPoolConnection = await pool.connect();
+  let failure: unknown;
+  const onError = (error: Error) => {
+    failure ??= error;
+  };
+  // pg emits 'error' on a lent connection that breaks: unheard, it would end the process.
+  connection.on('error', onError);
+  try {
+    await work(connection);
+  } catch (error) {
+    failure ??= error;
+    throw error;
+  } finally {
+    connection.off('error', onError);
+    connection.release(brokenBy(failure));
+  }
+}
+
+/** What a lent connection goes back with: nothing to keep it, an error to have it closed. */
+function brokenBy(failure: unknown): Error | true | undefined {
+  // Kept after an error the server answered on it that says nothing of the connection.
+  if (failure === undefined || (sqlState(failure) !== '' && failureOf(failure) !== 'unavailable')) {
+    return undefined;
+  }
+  return failure instanceof Error ? failure : true;
+}
