@@ -25,18 +25,6 @@ export function announce(port: number): void {
   process.stdout.write(`${READY_PREFIX}http://127.0.0.1:${port}\n`);
 }
 
-/** Exits cleanly on SIGTERM/SIGINT so that `--cpu-prof` writes its profile. */
-export function exitOnSignal(close: () => unknown = () => {}): void {
-  const stop = (): void => {
-    Promise.resolve()
-      .then(close)
-      .finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 2000).unref();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
 /** A stored plant. */
 export interface BenchPlant {
   readonly name: string;

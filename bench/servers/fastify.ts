@@ -12,7 +12,6 @@ import {
   type BenchPlant,
   benchPort,
   errorBody,
-  exitOnSignal,
   isAuthorized,
   MAX_BODY_BYTES,
   storePlant,
@@ -82,4 +81,3 @@ app.post<{ Body: NewPlantBody }>(
 await app.listen({ port: benchPort(), host: '127.0.0.1' });
 const address = app.server.address();
 announce(typeof address === 'object' && address !== null ? address.port : 0);
-exitOnSignal(() => app.close());

@@ -10,7 +10,6 @@ import {
   type BenchPlant,
   benchPort,
   errorBody,
-  exitOnSignal,
   isAuthorized,
   isJson,
   MAX_BODY_BYTES,
@@ -93,4 +92,3 @@ const server = createServer(handle);
 server.listen(benchPort(), '127.0.0.1', () => {
   announce((server.address() as AddressInfo).port);
 });
-exitOnSignal(() => new Promise((resolve) => server.close(resolve)));

@@ -8,7 +8,7 @@ import {
   createStaticTokenVerifier,
 } from '../../lib/index.ts';
 import { serve } from '../../lib/node.ts';
-import { announce, benchPort, exitOnSignal, TOKEN } from './_common.ts';
+import { announce, benchPort, TOKEN } from './_common.ts';
 
 const store = createPlantStore({
   repository: createMemoryRepository(),
@@ -16,4 +16,3 @@ const store = createPlantStore({
 });
 const handle = await serve({ fetch: store.fetch, port: benchPort(), host: '127.0.0.1' });
 announce(handle.port);
-exitOnSignal(() => handle.close());

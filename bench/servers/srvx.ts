@@ -3,7 +3,7 @@
  * Request/Response), the body limit enforced by srvx's own `maxRequestBodySize`.
  */
 import { serve } from 'srvx';
-import { announce, benchPort, exitOnSignal, MAX_BODY_BYTES } from './_common.ts';
+import { announce, benchPort, MAX_BODY_BYTES } from './_common.ts';
 import { createFetchWorkload } from './_fetch-workload.ts';
 
 const server = serve({
@@ -24,4 +24,3 @@ const server = serve({
 });
 await server.ready();
 announce(Number(new URL(server.url ?? 'http://x:0').port));
-exitOnSignal(() => server.close(true));

@@ -1,12 +1,12 @@
 /**
  * What the Bun and Deno bench servers share: the part of each runtime's global they use (the
  * project type-checks with Node's types, not Bun's or Deno's), and serving a fetch handler on
- * 127.0.0.1 with the ready line and the clean exit the harness expects.
+ * 127.0.0.1 with the ready line the harness waits for.
  *
  * @module
  */
 
-import { announce, benchPort, exitOnSignal } from '../../servers/_common.ts';
+import { announce, benchPort } from '../../servers/_common.ts';
 
 /** A web-standard handler, as every server here serves one. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -16,7 +16,6 @@ interface BunApi {
   readonly version: string;
   serve(options: { hostname: string; port: number; fetch: FetchHandler }): {
     readonly port: number;
-    stop(closeActiveConnections?: boolean): Promise<void>;
   };
 }
 
@@ -25,7 +24,7 @@ interface DenoApi {
   serve(
     options: { hostname: string; port: number; onListen(): void },
     handler: FetchHandler,
-  ): { readonly addr: { readonly port: number }; shutdown(): Promise<void> };
+  ): { readonly addr: { readonly port: number } };
 }
 
 const runtimes = globalThis as unknown as { Bun?: BunApi; Deno?: DenoApi };
@@ -36,7 +35,6 @@ export function serveOnBun(fetch: FetchHandler): void {
   if (Bun === undefined) throw new Error('this server runs on Bun');
   const server = Bun.serve({ hostname: '127.0.0.1', port: benchPort(), fetch });
   announce(server.port);
-  exitOnSignal(() => server.stop(true));
 }
 
 /** Serves `fetch` with `Deno.serve`, so that every Deno server listens the same way. */
@@ -45,5 +43,4 @@ export function serveOnDeno(fetch: FetchHandler): void {
   if (Deno === undefined) throw new Error('this server runs on Deno');
   const server = Deno.serve({ hostname: '127.0.0.1', port: benchPort(), onListen() {} }, fetch);
   announce(server.addr.port);
-  exitOnSignal(() => server.shutdown());
 }

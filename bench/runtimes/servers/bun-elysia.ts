@@ -14,7 +14,6 @@ import {
   announce,
   type BenchPlant,
   benchPort,
-  exitOnSignal,
   isAuthorized,
   isJson,
   MAX_BODY_BYTES,
@@ -64,4 +63,3 @@ const app = new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES } })
   .listen({ hostname: '127.0.0.1', port: benchPort() });
 
 announce(app.server?.port ?? 0);
-exitOnSignal(() => app.stop(true));
