@@ -1,5 +1,5 @@
 /** Hono 4 on Deno: the shared Hono app's `fetch` as the `Deno.serve` handler. */
 import { createHonoApp } from '../../servers/_hono-app.ts';
-import { serveOnDeno } from './_runtime.ts';
+import { serveHere } from './_runtime.ts';
 
-serveOnDeno(createHonoApp().fetch);
+serveHere(createHonoApp().fetch);

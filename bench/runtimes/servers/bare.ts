@@ -1,14 +1,14 @@
 /**
- * The plant workload as a hand-written web-standard handler, the bare baseline of each runtime:
- * `bench/servers/_fetch-workload.ts` (`new URL`, `request.headers.get`, `request.text()`,
- * `JSON.parse`, `Response.json`), keeping every int64 id exact, as the correctness check asks:
- * an id that is not a safe integer is read again from its literal (`JSON.parse`'s source text access) and kept as a `bigint`. The usual
- * id is safe, so the common path pays one `Number.isSafeInteger` for it.
+ * The bare baseline on Bun and on Deno: the hand-written handler of
+ * `bench/servers/_fetch-workload.ts` on the runtime's own server, keeping every int64 id exact,
+ * as the correctness check asks: an id that is not a safe integer is read again from its literal
+ * (`JSON.parse`'s source text access) and kept as a `bigint`.
  *
  * @module
  */
 
 import { createFetchWorkload, type ReadText } from '../../servers/_fetch-workload.ts';
+import { serveHere } from './_runtime.ts';
 
 /** The reader a user writes first: `request.text()` (the length was checked already). */
 const readWithText: ReadText = (request) => request.text();
@@ -42,7 +42,4 @@ function exactKey(id: number, text: string): number | bigint | string {
   return exactUnsafeId(text) ?? 'id must be an int64';
 }
 
-/** A fetch handler for the plant workload, with its own in-memory store of exact ids. */
-export function createBareHandler(): (request: Request) => Promise<Response> {
-  return createFetchWorkload(readWithText, exactKey);
-}
+serveHere(createFetchWorkload(readWithText, exactKey));
