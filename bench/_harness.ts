@@ -6,7 +6,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -14,7 +14,6 @@ import { MAX_BODY_BYTES, READY_PREFIX, TOKEN } from './servers/_common.ts';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT_DIR = dirname(BENCH_DIR);
-export const BUILD_DIR = join(BENCH_DIR, '.build');
 
 /** The cores: the server on one, wrk on the other. */
 export const SERVER_CORE = '0';
@@ -108,25 +107,6 @@ export function parseBenchFlags(
     runtimes: list('runtimes'),
     writeReadme: values['write-readme'] === true,
   };
-}
-
-/**
- * Bundles one server entry into `outfile` as users run the library (no tsx); packages stay
- * external and resolve from this checkout's `node_modules`.
- */
-export async function bundleServer(entry: string, outfile: string): Promise<void> {
-  const { build } = await import('esbuild');
-  mkdirSync(dirname(outfile), { recursive: true });
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
-  });
 }
 
 /** A running benchmark server. */

@@ -9,14 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runtimeBinaries } from '../test/runtimes/binaries.ts';
-import {
-  BENCH_DIR,
-  BUILD_DIR,
-  bundleServer,
-  ROOT_DIR,
-  type RunningServer,
-  startProcess,
-} from './_harness.ts';
+import { BENCH_DIR, ROOT_DIR, type RunningServer, startProcess } from './_harness.ts';
 import { TOKEN } from './servers/_common.ts';
 
 export type Runtime = 'node' | 'bun' | 'deno';
@@ -31,7 +24,7 @@ export interface BenchServer {
   readonly label: string;
   /**
    * What it runs: `standalone` (the built `dist/cli/main.js`, as `npm start` runs it), a file of
-   * `servers/` (bundled for Node), or a file of `runtimes/servers/` (Bun and Deno).
+   * `servers/` (Node), or a file of `runtimes/servers/` (Bun and Deno).
    */
   readonly entry: string;
   /** Its environment on top of the bench's. */
@@ -144,7 +137,8 @@ export function serverNamed(name: string): BenchServer {
 
 /**
  * The Node that runs the Node servers: this one when it is Node 24 or newer, else Node 24 from
- * the runtimes' own package (`npm run install:runtimes`).
+ * the runtimes' own package (`npm run install:runtimes`). It runs their TypeScript as it is
+ * (type stripping), so no loader runs under load.
  */
 export const NODE_BINARY =
   Number(process.versions.node.split('.')[0]) >= 24 ? process.execPath : runtimeBinaries.node24;
@@ -173,22 +167,10 @@ export function needsBuild(server: BenchServer): boolean {
   return server.entry === 'standalone' || server.entry.endsWith('plant-store.ts');
 }
 
-/** Bundles each Node server of `servers` into `bench/.build` (the standalone one is `dist/`). */
-export async function bundleServers(servers: readonly BenchServer[]): Promise<void> {
-  for (const server of servers) {
-    if (server.runtime !== 'node' || server.entry === 'standalone') continue;
-    await bundleServer(join(BENCH_DIR, server.entry), bundleOf(server));
-  }
-}
-
-function bundleOf(server: BenchServer): string {
-  return join(BUILD_DIR, server.entry.replace(/^servers\/(.*)\.ts$/, '$1.mjs'));
-}
-
 /** How `server` is started: its runtime's binary and that binary's arguments. */
 function argumentsOf(server: BenchServer): string[] {
   if (server.entry === 'standalone') return [join(ROOT_DIR, 'dist', 'cli', 'main.js')];
-  if (server.runtime === 'node') return [bundleOf(server)];
+  if (server.runtime === 'node') return [join(BENCH_DIR, server.entry)];
   const file = join(BENCH_DIR, 'runtimes', 'servers', server.entry);
   if (server.runtime === 'bun') return [file];
   return ['run', '--allow-net=127.0.0.1', '--allow-env', '--allow-read', file];

@@ -37,7 +37,6 @@ import {
 } from './_harness.ts';
 import {
   type BenchServer,
-  bundleServers,
   describeSetup,
   missingFor,
   needsBuild,
@@ -172,7 +171,6 @@ async function main(): Promise<void> {
     });
     if (built.status !== 0) throw new Error('npm run build failed');
   }
-  await bundleServers(servers);
 
   const notMeasured: string[] = [];
   const rounding: string[] = [];
