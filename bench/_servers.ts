@@ -24,6 +24,7 @@ import {
   withServer,
 } from './_harness.ts';
 import { TOKEN } from './servers/_common.ts';
+import { PG_POOL_MAX } from './servers/_plants.ts';
 
 export type Runtime = 'node' | 'bun' | 'deno';
 export const RUNTIMES: readonly Runtime[] = ['node', 'bun', 'deno'];
@@ -93,6 +94,20 @@ export const BENCH_SERVERS: readonly BenchServer[] = [
   }),
 ];
 
+/**
+ * The servers of `npm run bench:postgres`, each storing in `DATABASE_URL` through a pool of
+ * `PG_POOL_MAX`: the same hand-written servers as `npm run bench`, and the standalone server.
+ */
+export const POSTGRES_SERVERS: readonly BenchServer[] = [
+  node('node-http-pg', 'bare `node:http` + `pg`', { entry: 'node-http', bare: true }),
+  node('fastify-pg', 'Fastify + `pg`', { entry: 'fastify' }),
+  node('standalone-pg', 'plant-store `npm start`', {
+    entry: 'standalone',
+    env: { PLANT_STORE_PG_POOL_MAX: String(PG_POOL_MAX) },
+    framework: 'fastify-pg',
+  }),
+];
+
 /** The servers `names` and `runtimes` select (all of Node's by default); throws on an unknown name. */
 export function selectServers(
   names: readonly string[] | undefined,
@@ -110,7 +125,7 @@ export function selectServers(
 
 /** The server `name` names. */
 export function serverNamed(name: string): BenchServer {
-  return BENCH_SERVERS.find((s) => s.name === name) as BenchServer;
+  return [...BENCH_SERVERS, ...POSTGRES_SERVERS].find((s) => s.name === name) as BenchServer;
 }
 
 /**

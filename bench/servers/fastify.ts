@@ -4,7 +4,7 @@
  * in an `onRequest` hook (before the body is read), `bodyLimit` for 100 KiB, and Fastify's own
  * JSON parser (`415` for any other content type, once the built-in text/plain parser is removed).
  * With `BENCH_FASTIFY_LOGGER=1` it logs as `Fastify({ logger: true })` does: pino's JSON lines on
- * stdout, two per request.
+ * stdout, two per request. With `DATABASE_URL` it stores in PostgreSQL (`_plants.ts`).
  */
 import Fastify from 'fastify';
 import {
@@ -14,8 +14,8 @@ import {
   errorBody,
   isAuthorized,
   MAX_BODY_BYTES,
-  storePlant,
 } from './_common.ts';
+import { openPlants } from './_plants.ts';
 
 interface NewPlantBody {
   id: number;
@@ -23,7 +23,7 @@ interface NewPlantBody {
   tag?: string;
 }
 
-const plants = new Map<number, BenchPlant>();
+const save = await openPlants();
 const app = Fastify({
   logger: process.env.BENCH_FASTIFY_LOGGER === '1',
   bodyLimit: MAX_BODY_BYTES,
@@ -71,7 +71,7 @@ app.post<{ Body: NewPlantBody }>(
   async (request, reply) => {
     const { id, name, tag } = request.body;
     const plant: BenchPlant = tag === undefined ? { name } : { name, tag };
-    if (!storePlant(plants, id, plant)) {
+    if (!(await save(id, plant))) {
       return reply.code(409).type('application/json').send(errorBody(409, 'id already exists'));
     }
     return plant;

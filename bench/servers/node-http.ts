@@ -1,7 +1,8 @@
 /**
  * The baseline: the plant workload hand-written on bare `node:http`, no framework, no
  * Request/Response. Bearer check, `Content-Type` check, 100 KiB limit (declared and counted),
- * `JSON.parse`, validation, insert-if-absent in a `Map`, `200` JSON `{name, tag}`.
+ * `JSON.parse`, validation, insert-if-absent (in a `Map`, or in PostgreSQL with `DATABASE_URL`),
+ * `200` JSON `{name, tag}`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,17 +15,14 @@ import {
   isJson,
   MAX_BODY_BYTES,
   readPlant,
-  storePlant,
 } from './_common.ts';
+import { openPlants } from './_plants.ts';
 
-const plants = new Map<number, BenchPlant>();
+const save = await openPlants();
 const JSON_TYPE = 'application/json';
 
 function send(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, {
-    'content-type': JSON_TYPE,
-    'content-length': Buffer.byteLength(body),
-  });
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -33,29 +31,19 @@ function fail(res: ServerResponse, status: number, message: string): void {
 }
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
-  if (req.url !== '/plants') {
-    fail(res, 404, 'not found');
-    return;
-  }
+  if (req.url !== '/plants') return fail(res, 404, 'not found');
   if (req.method !== 'POST') {
     res.setHeader('allow', 'POST');
-    fail(res, 405, 'method not allowed');
-    return;
+    return fail(res, 405, 'method not allowed');
   }
   if (!isAuthorized(req.headers.authorization)) {
     res.setHeader('www-authenticate', 'Bearer realm="plant-store"');
-    fail(res, 401, 'a bearer token is required');
-    return;
+    return fail(res, 401, 'a bearer token is required');
   }
-  if (!isJson(req.headers['content-type'])) {
-    fail(res, 415, 'unsupported media type');
-    return;
-  }
-  const declared = Number(req.headers['content-length'] ?? '-1');
-  if (declared > MAX_BODY_BYTES) {
+  if (!isJson(req.headers['content-type'])) return fail(res, 415, 'unsupported media type');
+  if (Number(req.headers['content-length'] ?? '-1') > MAX_BODY_BYTES) {
     res.shouldKeepAlive = false; // do not read 100 KiB+ just to throw it away
-    fail(res, 413, 'request body too large');
-    return;
+    return fail(res, 413, 'request body too large');
   }
 
   const chunks: Buffer[] = [];
@@ -83,9 +71,19 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     }
     const parsed = readPlant(value);
     if (typeof parsed === 'string') return fail(res, 400, parsed);
-    if (!storePlant(plants, parsed.id, parsed.plant)) return fail(res, 409, 'id already exists');
-    send(res, 200, JSON.stringify(parsed.plant));
+    const saved = save(parsed.id, parsed.plant);
+    // Decided once: a `Map` answers at once, PostgreSQL later.
+    if (typeof saved === 'boolean') return answer(res, saved, parsed.plant);
+    saved.then(
+      (stored) => answer(res, stored, parsed.plant),
+      () => fail(res, 500, 'internal error'),
+    );
   });
+}
+
+function answer(res: ServerResponse, stored: boolean, plant: BenchPlant): void {
+  if (stored) send(res, 200, JSON.stringify(plant));
+  else fail(res, 409, 'id already exists');
 }
 
 const server = createServer(handle);
