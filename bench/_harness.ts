@@ -195,10 +195,8 @@ export async function withServer<T>(
 /** The median of some numbers (the mean of the middle two for an even count; NaN for none). */
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+  const [below, middle] = [s[(s.length >> 1) - 1] ?? NaN, s[s.length >> 1] ?? NaN];
+  return s.length % 2 === 1 ? middle : (below + middle) / 2;
 }
 
 /** Rounds' figures as the tables give them: the median, then (min-max) when there are several. */

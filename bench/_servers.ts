@@ -59,9 +59,7 @@ const serverOn =
     entry: name,
     ...more,
   });
-const node = serverOn('node');
-const bun = serverOn('bun');
-const deno = serverOn('deno');
+const [node, bun, deno] = [serverOn('node'), serverOn('bun'), serverOn('deno')];
 
 /** The servers of `npm run bench`, in the table's order; each runtime's bare server comes first. */
 export const BENCH_SERVERS: readonly BenchServer[] = [

@@ -1,8 +1,7 @@
 -- wrk script of the benches: POST /plants with a new id per request, so every request is a
--- create (never a replay or a 409). Arguments after `--`: <id offset> <token> <numbered|random>.
--- Numbered, each thread counts from offset + thread * 1e9; the harness gives the warm-up and
--- the measured run different offsets, so ids never repeat within a server process. Random ids,
--- seeded by the same number, land all over a database's index, as clients' ids would.
+-- create. Arguments after `--`: <id offset> <token> <numbered|random>. Numbered ids count from
+-- offset + thread * 1e9 (the warm-up and the measured run get different offsets); random ids,
+-- seeded by that number, land all over a database's index, as clients' ids would.
 
 local threads = 0
 

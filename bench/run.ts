@@ -37,20 +37,13 @@ const connections = flags.connections[0] as number;
 /** Replaces what lies between README.md's bench markers with `block`. */
 function writeReadme(block: readonly string[]): void {
   const file = join(ROOT_DIR, 'README.md');
+  const [start, end] = ['<!-- bench:start -->', '<!-- bench:end -->'];
   const text = readFileSync(file, 'utf8');
-  const start = '<!-- bench:start -->';
-  const end = '<!-- bench:end -->';
-  const from = text.indexOf(start);
-  const to = text.indexOf(end);
+  const [from, to] = [text.indexOf(start), text.indexOf(end)];
   if (from === -1 || to < from) throw new Error(`README.md has no ${start} ... ${end}`);
-  const generated = [
-    start,
-    '<!-- Written by `npm run bench:readme`; edit bench/run.ts, not this table. -->',
-    '',
-    ...block,
-    '',
-  ];
-  writeFileSync(file, `${text.slice(0, from)}${generated.join('\n')}${text.slice(to)}`);
+  const note = '<!-- Written by `npm run bench:readme`; edit bench/run.ts, not this table. -->';
+  const generated = [start, note, '', ...block, ''].join('\n');
+  writeFileSync(file, `${text.slice(0, from)}${generated}${text.slice(to)}`);
   log('wrote the table into README.md');
 }
 
