@@ -162,7 +162,7 @@ export function parseSettings(env: SettingsEnv): ParseSettingsResult {
 /** Settings that were, each with what to set instead. */
 const RETIRED: Readonly<Record<string, string>> = {
   PLANT_STORE_TRUST_PROXY:
-    "PLANT_STORE_TRUST_PROXY is retired: the OpenAPI document's server is now relative (the base path, or /), which is right behind any proxy and takes no request header; set PLANT_STORE_PUBLIC_URL to name an absolute one",
+    "PLANT_STORE_TRUST_PROXY is retired: the OpenAPI document's server is relative now, right behind any proxy; set PLANT_STORE_PUBLIC_URL to name an absolute one",
 };
 
 /** An unknown `PLANT_STORE_*` variable, as an error naming the nearest known one. */

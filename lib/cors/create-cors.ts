@@ -9,6 +9,7 @@
  */
 
 import { JSON_HEADERS } from '../errors.ts';
+import type { OpenApiDocument } from '../openapi/openapi-document.ts';
 import type { Operation } from '../operation/create-plant.ts';
 import type { PlainRequest, Reply } from '../operation/plain-request.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
@@ -132,6 +133,7 @@ export function createCors(options: CorsOptions): Cors {
   const policy: CorsPolicy = {
     headersFor,
     wrap: (operation) => withCors(headersFor, preflight, operation),
+    describe: describeCors,
   };
   return registerCors(policy);
 }
@@ -189,6 +191,40 @@ function headersOf(allowOrigin: string): HeaderMap {
     'access-control-expose-headers': EXPOSE_HEADERS,
     vary: 'Origin',
   });
+}
+
+/** The headers every response to an allowed origin carries, as the OpenAPI document names them. */
+const DOCUMENTED_HEADERS = {
+  'Access-Control-Allow-Origin': {
+    description: 'To an allowed origin: that origin, or *.',
+    schema: { type: 'string' },
+  },
+  'Access-Control-Expose-Headers': {
+    description: `To an allowed origin: ${EXPOSE_HEADERS}.`,
+    schema: { type: 'string' },
+  },
+  Vary: { description: 'Origin.', schema: { type: 'string' } },
+};
+
+/**
+ * The store's document with CORS on: the headers declared where a browser client reads them,
+ * the Plant and the `401`, so the reference does not repeat them under every status.
+ */
+function describeCors(document: OpenApiDocument): object {
+  const described = JSON.parse(JSON.stringify(document)) as {
+    info: { description: string };
+    paths: { '/plants': { post: { responses: Record<string, { headers?: object }> } } };
+  };
+  described.info.description +=
+    '\n\n**Browsers.** A preflight from an allowed origin gets `204` without a token, and every ' +
+    'response to it, errors included, carries `Access-Control-Allow-Origin`, `Vary: Origin` ' +
+    `and \`Access-Control-Expose-Headers: ${EXPOSE_HEADERS}\`.`;
+  const { responses } = described.paths['/plants'].post;
+  for (const status of ['200', '401']) {
+    const response = responses[status] as { headers?: object };
+    response.headers = { ...response.headers, ...DOCUMENTED_HEADERS };
+  }
+  return described;
 }
 
 /**

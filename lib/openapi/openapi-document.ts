@@ -10,28 +10,12 @@ const errorContent = {
   'application/json': { schema: { $ref: '#/components/schemas/Error' } },
 } as const;
 
-/**
- * The headers a response carries when CORS is on (#23), for an allowed origin only. Every
- * response has them (the description says so); they are declared where a browser client reads
- * headers, the Plant and the 401, so the reference does not repeat them under every status.
- */
-const corsHeaders = {
-  'Access-Control-Allow-Origin': { $ref: '#/components/headers/AccessControlAllowOrigin' },
-  'Access-Control-Expose-Headers': { $ref: '#/components/headers/AccessControlExposeHeaders' },
-  Vary: { $ref: '#/components/headers/Vary' },
-} as const;
-
 /** An Error response with a description. */
 function errorResponseObject(description: string) {
   return { description, content: errorContent };
 }
 
-const DESCRIPTION = `Create a plant with \`POST /plants\` and a bearer token.
-
-**Browsers.** CORS is off unless the server allows origins. Then a preflight from an allowed origin
-gets \`204\` without a token, and every response to it, errors included, carries
-\`Access-Control-Allow-Origin\`, \`Vary: Origin\` and
-\`Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id\`.`;
+const DESCRIPTION = 'Create a plant with `POST /plants` and a bearer token.';
 
 const challenge = {
   description: 'Bearer realm="plant-store", plus error="invalid_token" for a rejected token.',
@@ -83,13 +67,12 @@ export const openApiDocument = {
         responses: {
           '200': {
             description: 'The plant is stored.',
-            headers: corsHeaders,
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
           },
           '400': errorResponseObject('Unexpected error: no body, or not UTF-8 JSON of a NewPlant.'),
           '401': {
             description: 'No valid bearer token.',
-            headers: { 'WWW-Authenticate': challenge, ...corsHeaders },
+            headers: { 'WWW-Authenticate': challenge },
             content: errorContent,
           },
           '409': errorResponseObject('Another plant has this id.'),
@@ -158,20 +141,6 @@ export const openApiDocument = {
         },
       },
     },
-    headers: {
-      AccessControlAllowOrigin: {
-        description: 'With CORS on, to an allowed origin: that origin, or *.',
-        schema: { type: 'string' },
-      },
-      AccessControlExposeHeaders: {
-        description: 'With CORS on, to an allowed origin: WWW-Authenticate, X-Request-Id.',
-        schema: { type: 'string' },
-      },
-      Vary: {
-        description: 'With CORS on: Origin.',
-        schema: { type: 'string' },
-      },
-    },
     responses: {
       NotFound: errorResponseObject('No such path.'),
       MethodNotAllowed: {
@@ -195,11 +164,19 @@ export const openApiDocument = {
  * document) or the store's public URL. The paths stay relative to it (`/plants`).
  *
  * @param server `/`, a base path such as `/api`, or an absolute URL.
+ * @param describe Adds what the store's options add to its answers (CORS headers).
  * @returns The document's JSON text.
  */
-export function openApiJsonFor(server: string): string {
+export function openApiJsonFor(
+  server: string,
+  describe: (document: OpenApiDocument) => object = (document) => document,
+): string {
   const description = server.startsWith('/')
     ? 'The server this document is served from.'
     : 'The URL clients reach the API at.';
-  return JSON.stringify({ ...openApiDocument, servers: [{ url: server, description }] });
+  const document = { ...openApiDocument, servers: [{ url: server, description }] };
+  return JSON.stringify(describe(document as unknown as OpenApiDocument));
 }
+
+/** The OpenAPI document's type. */
+export type OpenApiDocument = typeof openApiDocument;

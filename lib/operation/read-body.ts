@@ -87,9 +87,7 @@ export async function readBodyStream(
 export function bodyAlreadyRead(): PlantApiError {
   return new PlantApiError(
     'ERR_BODY_ALREADY_READ',
-    'the request body was already read before plant-store got the request: a body parser or ' +
-      "validator ran first (express.json(), Fastify's JSON parser, Hono's validator('json')). " +
-      'plant-store reads the raw body itself (size limit, strict UTF-8, exact int64 ids): mount ' +
-      'plant-store before any body parser, or in a scope without one',
+    'the request body was already read (a body parser such as express.json() ran first): ' +
+      'mount plant-store before any body parser',
   );
 }

@@ -47,9 +47,8 @@ export function documentServer(location: ApiLocation, base: string): string {
 
 /** What a store given the retired `trustProxy` option is told. */
 export const TRUST_PROXY_RETIRED =
-  "trustProxy is retired: the OpenAPI document's server is now relative (the base path, or /), " +
-  'which is right behind any proxy and takes no request header; set publicUrl to name an ' +
-  'absolute one';
+  "trustProxy is retired: the OpenAPI document's server is relative now, right behind any " +
+  'proxy; set publicUrl to name an absolute one';
 
 /**
  * Checks a base path: `''` (the root) or `/segment`s, with no trailing slash, query, fragment
@@ -59,15 +58,9 @@ export const TRUST_PROXY_RETIRED =
  * @throws {TypeError} When it is anything else.
  */
 export function checkBasePath(path: unknown, name: string): string {
-  if (path === '' || (typeof path === 'string' && isBasePath(path))) {
-    return path;
-  }
-  const why =
-    typeof path === 'string' && DOT_SEGMENT.test(path)
-      ? ', no . or .. segment: no request path reaches one'
-      : '';
+  if (path === '' || (typeof path === 'string' && isBasePath(path))) return path;
   throw new TypeError(
-    `${name} must be a URL path such as /api (a leading slash, no trailing slash, no query${why}), got ${JSON.stringify(path)}`,
+    `${name} must be a URL path such as /api (a leading slash; no trailing slash, query, or . or .. segment), got ${JSON.stringify(path)}`,
   );
 }
 
@@ -80,29 +73,24 @@ function isBasePath(path: string): boolean {
  * credentials, query or fragment (a path is fine).
  */
 export function publicUrlProblem(url: unknown): string | undefined {
-  if (typeof url !== 'string') return 'must be a string';
-  let parsed: URL;
+  let parsed: URL | undefined;
   try {
-    parsed = new URL(url);
+    parsed = new URL(url as string);
   } catch {
-    return `must be an absolute http(s) URL such as https://api.example.com/v1, got ${JSON.stringify(url)}`;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return `must be an http or https URL, got ${JSON.stringify(url)}`;
+    // Said below, as every other problem is.
   }
   if (
-    parsed.username !== '' ||
-    parsed.password !== '' ||
-    parsed.search !== '' ||
-    parsed.hash !== ''
+    typeof url === 'string' &&
+    /^https?:$/.test(parsed?.protocol ?? '') &&
+    parsed?.username === '' &&
+    parsed.password === '' &&
+    parsed.search === '' &&
+    parsed.hash === '' &&
+    (parsed.pathname === '/' || isBasePath(parsed.pathname.replace(/\/$/, '')))
   ) {
-    return `must have no credentials, query or fragment, got ${JSON.stringify(url)}`;
+    return undefined;
   }
-  const path = parsed.pathname.replace(/\/$/, '');
-  if (path !== '' && !isBasePath(path)) {
-    return `has a path that is not a plain URL path, got ${JSON.stringify(url)}`;
-  }
-  return undefined;
+  return `must be an absolute http(s) URL with no credentials, query or fragment, such as https://api.example.com/v1, got ${JSON.stringify(url)}`;
 }
 
 /** The public URL, normalised: no trailing slash (`https://api.example.com/v1`). */

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { OpenApiDocument } from '../openapi/openapi-document.ts';
 import type { Operation } from '../operation/create-plant.ts';
 import type { PlainRequest, Reply } from '../operation/plain-request.ts';
 import type { Cors } from '../types.ts';
@@ -16,6 +17,8 @@ export interface CorsPolicy {
   wrap(operation: Operation): (input: PlainRequest, answer: (reply: Reply) => void) => void;
   /** The CORS headers for a response to a request from `origin` (`null` when it has none). */
   headersFor(origin: string | null): Readonly<Record<string, string>>;
+  /** The served OpenAPI document, with the headers the policy adds to responses. */
+  describe(document: OpenApiDocument): object;
 }
 
 /** The policies `createCors` made, by the opaque value it handed out. */

@@ -166,7 +166,7 @@ export function createPlantStore<Principal = unknown>(
   function fetchAt(base: string): (request: Request, host?: unknown) => Promise<Response> {
     const plants = `${base}/plants`;
     // The same for every request: no request header enters it.
-    const document = openApiJsonFor(documentServer(location, base));
+    const document = openApiJsonFor(documentServer(location, base), policy?.describe);
 
     function route(method: string, path: string): Response {
       if (path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')) {

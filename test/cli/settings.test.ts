@@ -298,7 +298,7 @@ describe('parseSettings', () => {
     for (const raw of ['true', 'false', '2', '']) {
       assert.equal(
         errorOf({ PLANT_STORE_TRUST_PROXY: raw }),
-        "PLANT_STORE_TRUST_PROXY is retired: the OpenAPI document's server is now relative (the base path, or /), which is right behind any proxy and takes no request header; set PLANT_STORE_PUBLIC_URL to name an absolute one",
+        "PLANT_STORE_TRUST_PROXY is retired: the OpenAPI document's server is relative now, right behind any proxy; set PLANT_STORE_PUBLIC_URL to name an absolute one",
       );
     }
   });

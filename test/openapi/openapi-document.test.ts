@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { openApiDocument } from '../../lib/index.ts';
+import { createCors } from '../../lib/cors.ts';
+import { createPlantStore, createStaticTokenVerifier, openApiDocument } from '../../lib/index.ts';
 import { openApiJsonFor } from '../../lib/openapi/openapi-document.ts';
 
 describe('openApiDocument', () => {
@@ -107,5 +108,27 @@ describe('openApiDocument', () => {
     );
     const result = await new Validator().validate(served);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
+  });
+
+  it('declares the CORS headers a browser reads in the document a store with CORS serves, and only then', async () => {
+    const served = async (cors?: ReturnType<typeof createCors>) => {
+      const store = createPlantStore({ verifier: createStaticTokenVerifier(['t']), cors });
+      return (await store.fetch(new Request('http://x/openapi.json'))).json();
+    };
+    const withCors = await served(createCors({ origins: ['https://app.example'] }));
+    const responses = withCors.paths['/plants'].post.responses;
+    for (const status of ['200', '401']) {
+      assert.deepEqual(
+        Object.keys(responses[status].headers).filter((name) => name !== 'WWW-Authenticate'),
+        ['Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary'],
+        status,
+      );
+    }
+    assert.match(withCors.info.description, /\*\*Browsers\.\*\*/);
+    const result = await new Validator().validate(withCors);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+    const without = await served();
+    assert.equal(without.paths['/plants'].post.responses['200'].headers, undefined);
+    assert.doesNotMatch(without.info.description, /Browsers/);
   });
 });

@@ -89,7 +89,7 @@ describe('createPlantStore({ basePath }) with dot segments', () => {
     for (const basePath of ['/..', '/api/.', '/a/../b', '/%2e%2e', '/%2E', '/a/.%2e/b', '/.']) {
       assert.throws(() => storeWith({ basePath }), {
         name: 'TypeError',
-        message: /no \. or \.\. segment/,
+        message: /or \. or \.\. segment\)/,
       });
     }
     for (const basePath of ['/.well-known', '/v1.2', '/a..b', '/...']) {
@@ -172,7 +172,7 @@ describe('createPlantStore({ trustProxy })', () => {
       assert.throws(() => storeWith({ trustProxy } as Partial<CreatePlantStoreOptions>), {
         name: 'TypeError',
         message:
-          "trustProxy is retired: the OpenAPI document's server is now relative (the base path, or /), which is right behind any proxy and takes no request header; set publicUrl to name an absolute one",
+          "trustProxy is retired: the OpenAPI document's server is relative now, right behind any proxy; set publicUrl to name an absolute one",
       });
     }
   });
