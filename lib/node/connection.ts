@@ -16,6 +16,7 @@ const INCOMING: unique symbol = Symbol('plant-store.incoming-request');
 const CLOSING: unique symbol = Symbol('plant-store.closing');
 const TAKEN_OVER: unique symbol = Symbol('plant-store.taken-over');
 const CONTINUE: unique symbol = Symbol('plant-store.continue');
+const IDLE_WATCH: unique symbol = Symbol('plant-store.idle-watch');
 
 /** A socket of a server, with what it remembers. */
 interface ConnectionSocket {
@@ -25,6 +26,8 @@ interface ConnectionSocket {
   [INCOMING]?: IncomingMessage | undefined;
   /** Set once a response said `Connection: close`: later bytes are never executed. */
   [CLOSING]?: boolean;
+  /** Hears each response handed over, under a connection cap (`connection-cap.ts`). */
+  [IDLE_WATCH]?: ((res: ServerResponse) => void) | undefined;
 }
 
 /** A response, with what the connection handling marks on it. */
@@ -46,15 +49,24 @@ export function requestArrived(req: IncomingMessage, res: ServerResponse): void 
  * Forgets `res` as owed once its every byte was handed to the socket (`end` called on an
  * assigned socket), and remembers whether it said the connection closes. A pipelined response
  * still waiting for its turn has no socket yet and stays. Forgetting promptly also lets the
- * response and all it references be collected with its request.
+ * response and all it references be collected with its request. Under a connection cap, the cap
+ * hears of it: the connection may be idle now.
  */
 export function handedOver(res: ServerResponse): void {
   // An HTTP/2 response owes its connection nothing, and has no socket once its stream closed.
   const socket = res.socket as ConnectionSocket | null | undefined;
-  if (socket?.[OWED] !== res) return;
-  socket[OWED] = undefined;
-  if (!res.shouldKeepAlive) socket[CLOSING] = true;
-  if (socket[INCOMING]?.complete === true) socket[INCOMING] = undefined;
+  if (socket?.[OWED] === res) {
+    socket[OWED] = undefined;
+    if (!res.shouldKeepAlive) socket[CLOSING] = true;
+    if (socket[INCOMING]?.complete === true) socket[INCOMING] = undefined;
+  }
+  // A pipelined response waiting for its turn has no socket yet: its request knows it.
+  (res.req?.socket as ConnectionSocket | null | undefined)?.[IDLE_WATCH]?.(res);
+}
+
+/** Has `watch` hear every response handed over on `socket`. */
+export function watchIdle(socket: Duplex, watch: (res: ServerResponse) => void): void {
+  (socket as ConnectionSocket)[IDLE_WATCH] = watch;
 }
 
 /** What a socket owes and remembers, for the answer to a parser error. */
@@ -65,6 +77,21 @@ export function connectionOf(socket: Duplex): {
 } {
   const state = socket as ConnectionSocket;
   return { owed: state[OWED], incoming: state[INCOMING], closing: state[CLOSING] === true };
+}
+
+/**
+ * Whether a connection is done with every request it was sent so far and stays open: each read
+ * whole and its response written whole (a pipelined response waiting for its turn is not).
+ */
+export function allAnswered(socket: Duplex): boolean {
+  const state = socket as ConnectionSocket;
+  const owed = state[OWED];
+  const incoming = state[INCOMING];
+  return (
+    state[CLOSING] !== true &&
+    (owed === undefined || owed.writableFinished) &&
+    (incoming === undefined || incoming.complete)
+  );
 }
 
 /** Whether a request arrived on a connection whose last response said it closes. */

@@ -12,7 +12,9 @@ import { errorReply } from '../errors.ts';
 import { routesOf } from '../store/store-routes.ts';
 import { rejectClient, writeRawReply } from './client-error.ts';
 import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
-import { count, defaultOnError, report } from './listener-config.ts';
+import { capConnections, maxConnectionsFor } from './connection-cap.ts';
+import { count, defaultOnError, noop, report } from './listener-config.ts';
+import { guardHook } from '../options/call-hook.ts';
 import { observeRawReply, observeRequest, observerOf } from './observe.ts';
 import { checkOptionNames } from '../options/check-option-names.ts';
 import { targetPath } from './node-request.ts';
@@ -31,18 +33,12 @@ const SERVE_OPTIONS = [
   'connectionsCheckingInterval',
   'shutdownTimeout',
   'maxConnections',
+  'onConnectionRefused',
   'requestIds',
   'onRequestStart',
   'onRequestEnd',
   ...LISTENER_OPTIONS,
 ];
-
-/**
- * The default `maxConnections`. Each open connection holds a file descriptor and memory, and a
- * slow client may hold one until `headersTimeout`: a cap keeps a flood of connections from
- * exhausting either, while leaving room for far more clients than a load balancer's pool holds.
- */
-const DEFAULT_MAX_CONNECTIONS = 4096;
 
 /** How often `close()` looks for connections that became idle. */
 const SHUTDOWN_SWEEP_INTERVAL = 50;
@@ -91,13 +87,11 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     1,
   );
   const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
-  const maxConnections = count(
-    options.maxConnections,
-    DEFAULT_MAX_CONNECTIONS,
-    'maxConnections',
-    1,
-  );
-  const { onError: hostOnError, maxDrainBytes, drainTimeout } = options;
+  const maxConnections = maxConnectionsFor(options.maxConnections);
+  const { onError: hostOnError, maxDrainBytes, drainTimeout, onConnectionRefused } = options;
+  if (onConnectionRefused !== undefined && typeof onConnectionRefused !== 'function') {
+    throw new TypeError('onConnectionRefused must be a function');
+  }
   const listener = toNodeListener(options.fetch, {
     onError: hostOnError,
     maxDrainBytes,
@@ -158,8 +152,11 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     );
   });
   server.keepAliveTimeout = keepAliveTimeout;
-  // Past it, node closes each new connection as soon as it is accepted; open ones are served.
-  server.maxConnections = maxConnections;
+  capConnections(
+    server,
+    maxConnections,
+    onConnectionRefused === undefined ? noop : guardHook<void>(onConnectionRefused, onError),
+  );
   // A client that half-closes right after its request (shutdown(SHUT_WR)) still gets the
   // response: node then closes after it, where by default it would drop it unsent. Node reads
   // this property of the server (`httpAllowHalfOpen`) when a client's end arrives.
@@ -193,7 +190,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
       server.on('error', (error) => report(onError, error));
       const bound = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
-      resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, close });
+      resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, maxConnections, close });
     });
   });
 }

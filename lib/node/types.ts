@@ -50,7 +50,6 @@ export interface ToNodeListenerOptions {
 }
 
 /** Options of `serve`: the handler, where to listen, the server's limits and the listener's options. */
-/** Options of `serve`: the handler, where to listen, the server's limits and the listener's options. */
 export interface ServeOptions extends ToNodeListenerOptions {
   /** The handler that answers every request. */
   readonly fetch: FetchHandler;
@@ -102,13 +101,21 @@ export interface ServeOptions extends ToNodeListenerOptions {
    */
   readonly shutdownTimeout?: number | undefined;
   /**
-   * The most connections open at once; past it a new connection is closed as soon as it is
-   * accepted, unanswered, while the open ones are served. Each connection holds a file
-   * descriptor and memory: the cap keeps a flood of them from exhausting either. See
-   * [`server.maxConnections`](https://nodejs.org/api/net.html#servermaxconnections).
+   * The most connections open at once. Each holds a file descriptor and memory: the cap keeps a
+   * flood of them from exhausting either. At the cap, a new connection makes room by closing
+   * the idle keep-alive connection that has been idle the longest (as nginx does); only when
+   * every open connection is busy (a request being read or answered, a response being written)
+   * is the new one closed unanswered, and `onConnectionRefused` told. Never more than the
+   * process's open-file limit leaves room for (read on Linux, less 128 descriptors for
+   * everything else): `ServeHandle.maxConnections` is the cap in effect.
    * @default 4096
    */
   readonly maxConnections?: number | undefined;
+  /**
+   * Called for each new connection refused at `maxConnections` because every open connection
+   * was busy: for a count and a (rate-limited) log. A throw or a rejection goes to `onError`.
+   */
+  readonly onConnectionRefused?: (() => void) | undefined;
   /**
    * Gives every request an `X-Request-Id`: the client's when it is 1-200 visible ASCII
    * characters, else a new one (`3f9a0c71e2b4-2a`: a random prefix per process, then a
@@ -159,6 +166,11 @@ export interface ServeHandle {
   readonly port: number;
   /** The underlying `node:http` server. */
   readonly server: Server;
+  /**
+   * The connection cap in effect: `maxConnections`, lowered when the process's open-file limit
+   * leaves room for fewer.
+   */
+  readonly maxConnections: number;
   /**
    * The graceful stop: stop accepting, let in-flight requests finish (up to
    * `shutdownTimeout`), close idle connections; resolves when every connection is closed.

@@ -268,39 +268,6 @@ describe('serve', () => {
     assert.ok((await inFlight) instanceof Error);
   });
 
-  it('closes new connections past maxConnections while serving the open ones', async () => {
-    // Without a cap, a flood of idle connections could take every file descriptor.
-    const handle = await serve({ fetch: () => new Response('ok'), port: 0, maxConnections: 2 });
-    const request = 'GET / HTTP/1.1\r\nHost: a\r\n\r\n';
-    try {
-      const first = await rawClient(handle.port);
-      const second = await rawClient(handle.port);
-      first.socket.write(request);
-      second.socket.write(request);
-      await first.waitFor(/^HTTP\/1\.1 200 /, 'the first connection served');
-      await second.waitFor(/^HTTP\/1\.1 200 /, 'the second connection served');
-      const third = await rawClient(handle.port);
-      third.socket.write(request);
-      await withDeadline(third.closed, 'the connection past the cap to be closed');
-      assert.equal(third.text(), '', 'closed unanswered');
-      // The open ones are still served, on the same connections.
-      first.socket.write(request);
-      await first.waitFor(
-        /HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 200 /,
-        'the first connection served again',
-      );
-      // Once one closes, a new connection is served.
-      second.socket.destroy();
-      await withDeadline(second.closed, 'the second connection to close');
-      await delay(20);
-      const response = await withDeadline(fetch(handle.url), 'a new connection under the cap');
-      assert.equal(await response.text(), 'ok');
-      first.socket.destroy();
-    } finally {
-      await handle.close();
-    }
-  });
-
   it('rejects when the port is taken and throws a TypeError for a bad option', async () => {
     const first = await serve({ fetch: echo, port: 0 });
     try {
