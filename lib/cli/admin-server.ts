@@ -1,36 +1,36 @@
 /**
  * The admin listener, on a port of its own so that the API's routes stay exactly the
  * contract's: `GET /livez` (the process answers), `GET /readyz` (`200` only when every
- * dependency can serve and the server is not shutting down; `503` otherwise, with which check
- * failed) and `GET /metrics` (Prometheus text).
+ * dependency can serve and the server is not shutting down; `503` otherwise, naming the check
+ * that failed) and `GET /metrics` (Prometheus text).
  *
  * Readiness asks the dependencies at most once a second, however many probes arrive: a probe
- * flood must not become a query flood on the pool the API serves from.
+ * flood must not become a query flood on the pool the API serves from. The port needs no
+ * credentials, so `/readyz` says which check failed and never an error's text (a hostname, a
+ * database name): the error goes to the log.
  *
  * @module
  */
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { oneLine } from './fail.ts';
 import type { AdminSettings } from './settings.ts';
 
 /** What one readiness check found. */
 export interface ReadinessResult {
   /** Whether the dependency can serve now. */
   readonly ok: boolean;
-  /**
-   * What the operator should know (why not, or how fresh), shown under `details`: a short line,
-   * or the dependency's own state as an object (the JWKS keys' age and last fetch).
-   */
-  readonly detail?: string | Readonly<Record<string, unknown>> | undefined;
+  /** The dependency's state, shown under `details` (the JWKS keys' age): never an error's text. */
+  readonly detail?: Readonly<Record<string, unknown>> | undefined;
+  /** What went wrong (even while still ready, as a failed refetch), for the log only. */
+  readonly error?: unknown;
 }
 
 /** One readiness check: its name, and an async look at its dependency. */
 export interface ReadinessCheck {
   /** The name `/readyz` reports it under, such as `storage` or `jwks`. */
   readonly name: string;
-  /** Looks at the dependency; a throw or a rejection counts as not ready. */
+  /** Looks at the dependency; a throw or a rejection counts as not ready, and is logged. */
   readonly ready: () => Promise<ReadinessResult>;
 }
 
@@ -51,6 +51,8 @@ export interface AdminSources {
   readonly stopping: () => boolean;
   /** The metrics, as Prometheus text. */
   readonly metrics: () => string;
+  /** Hears what a check found wrong: the log. */
+  readonly report: (check: string, error: unknown) => void;
 }
 
 /** A running admin listener. */
@@ -74,7 +76,7 @@ export function startAdminServer(
   settings: AdminSettings,
   sources: AdminSources,
 ): Promise<AdminHandle> {
-  const findings = cached(sources.checks);
+  const findings = cached(sources.checks, sources.report);
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -123,19 +125,25 @@ export function startAdminServer(
  * The checks' findings, looked at again only when the last look started `READY_CACHE_MS` ago or
  * more; probes that arrive meanwhile share it, even while it runs.
  */
-function cached(checks: readonly ReadinessCheck[]): () => Promise<Findings> {
+function cached(
+  checks: readonly ReadinessCheck[],
+  report: AdminSources['report'],
+): () => Promise<Findings> {
   let last: { readonly at: number; readonly findings: Promise<Findings> } | undefined;
   return () => {
     const now = performance.now();
     if (last === undefined || now - last.at >= READY_CACHE_MS) {
-      last = { at: now, findings: look(checks) };
+      last = { at: now, findings: look(checks, report) };
     }
     return last.findings;
   };
 }
 
 /** Every check's finding; a check that throws or rejects counts as not ready. */
-async function look(checks: readonly ReadinessCheck[]): Promise<Findings> {
+async function look(
+  checks: readonly ReadinessCheck[],
+  report: AdminSources['report'],
+): Promise<Findings> {
   const found: Findings = { checks: {}, details: {} };
   await Promise.all(
     checks.map(async ({ name, ready }) => {
@@ -143,11 +151,12 @@ async function look(checks: readonly ReadinessCheck[]): Promise<Findings> {
       try {
         result = await ready();
       } catch (error) {
-        result = { ok: false, detail: oneLine(error) };
+        result = { ok: false, error };
       }
-      const { ok, detail } = result;
+      const { ok, detail, error } = result;
       found.checks[name] = ok;
       if (detail !== undefined) found.details[name] = detail;
+      if (error !== undefined) report(name, error);
     }),
   );
   return found;

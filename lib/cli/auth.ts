@@ -78,8 +78,16 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
     readiness: {
       name: 'jwks',
       ready: async () => {
-        const status = verifier.status();
-        return { ok: status.ready, detail: { ...status } };
+        const { lastFetch, ...keys } = verifier.status();
+        if (lastFetch === undefined) return { ok: keys.ready, detail: keys };
+        // The fetch error's text goes to the log, not to the unauthenticated admin port.
+        const { error, ...fetched } = lastFetch;
+        return {
+          ok: keys.ready,
+          detail: { ...keys, lastFetch: fetched },
+          error:
+            error === undefined ? undefined : new Error(`the last JWKS fetch failed: ${error}`),
+        };
       },
     },
   };

@@ -22,8 +22,8 @@ export interface Logger {
   readonly logsRequests: boolean;
   /** An access line, at `info`. */
   request(record: RequestRecord): void;
-  /** An unexpected error, at `error`, repeats summarised. */
-  error(error: unknown, context?: ErrorContext): void;
+  /** An unexpected error, at `error`, repeats summarised; `check` names a readiness check. */
+  error(error: unknown, context?: ErrorContext & { readonly check?: string }): void;
   /** A line of the server's life (started, stopping), at `info`. */
   info(message: string, fields?: Readonly<Record<string, unknown>>): void;
   /** Something an operator should act on, at `warn`. */
@@ -199,7 +199,11 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
       }
       summarise();
       lastKey = key;
-      write('error', 'unexpected error', { requestId: context?.requestId, error: described });
+      write('error', 'unexpected error', {
+        requestId: context?.requestId,
+        check: context?.check,
+        error: described,
+      });
     },
     info(message, fields = {}) {
       write('info', message, fields);

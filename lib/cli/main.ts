@@ -146,6 +146,7 @@ if (settings.admin !== undefined && metrics !== undefined) {
       checks,
       stopping: () => stopping,
       metrics: () => metrics.exposition(),
+      report: (check, error) => log.error(error, { check }),
     });
   } catch (error) {
     fail(1, `cannot listen on the admin port ${settings.admin.port}: ${oneLine(error)}`);

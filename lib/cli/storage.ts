@@ -44,7 +44,7 @@ export interface Storage {
   readonly repository: PlantRepository;
   /** The pool, for metrics; `undefined` in memory. */
   readonly pool: pg.Pool | undefined;
-  /** Whether the store can serve now: the database answers (with why not, when it does not). */
+  /** Whether the store can serve now: the database answers (it rejects with why not). */
   readonly ready: () => Promise<ReadinessResult>;
   /** Closes what it holds; a pool that will not end does not hold the exit. */
   readonly close: () => Promise<void>;
@@ -102,13 +102,13 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
     }),
     pool,
     ready: () =>
-      pool.query({ text: READY_SQL, query_timeout: READY_QUERY_TIMEOUT_MS } as pg.QueryConfig).then(
-        (result: pg.QueryResult<{ read_only?: unknown }>) =>
+      pool
+        .query({ text: READY_SQL, query_timeout: READY_QUERY_TIMEOUT_MS } as pg.QueryConfig)
+        .then((result: pg.QueryResult<{ read_only?: unknown }>) =>
           result.rows[0]?.read_only === 'off'
             ? { ok: true }
-            : { ok: false, detail: 'the database is read-only (a standby?)' },
-        (error: unknown) => ({ ok: false, detail: oneLine(error) }),
-      ),
+            : { ok: false, error: new Error('the database is read-only (a standby?)') },
+        ),
     close: () => withTimeout(pool.end(), POOL_END_TIMEOUT_MS),
     description: `PostgreSQL (${where.hostname}${where.port === '' ? '' : `:${where.port}`}${where.pathname})`,
   };
