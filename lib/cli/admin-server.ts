@@ -51,6 +51,8 @@ export interface AdminSources {
   readonly stopping: () => boolean;
   /** The metrics, as Prometheus text. */
   readonly metrics: () => string;
+  /** What is saturated now (connections being refused), reported without changing the status. */
+  readonly saturation: () => Readonly<Record<string, unknown>> | undefined;
   /** Hears what a check found wrong: the log. */
   readonly report: (check: string, error: unknown) => void;
 }
@@ -92,8 +94,16 @@ export function startAdminServer(
         const checks = { shutdown: !sources.stopping(), ...found.checks };
         const ready = Object.values(checks).every(Boolean);
         const details = Object.keys(found.details).length === 0 ? {} : { details: found.details };
+        const saturation = sources.saturation();
         res.writeHead(ready ? 200 : 503, JSON_TYPE);
-        res.end(JSON.stringify({ status: ready ? 'ready' : 'not ready', checks, ...details }));
+        res.end(
+          JSON.stringify({
+            status: ready ? 'ready' : 'not ready',
+            checks,
+            ...details,
+            ...(saturation === undefined ? {} : { saturation }),
+          }),
+        );
       });
     } else if (path === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });

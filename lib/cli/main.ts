@@ -25,6 +25,7 @@ import { fail, oneLine } from './fail.ts';
 import { helpText, packageVersion } from './help.ts';
 import { createLogger, droppingOutput } from './logger.ts';
 import { createMetrics } from './metrics.ts';
+import { createRefusals } from './refusals.ts';
 import { parseSettings } from './settings.ts';
 import { onStopSignals } from './signals.ts';
 import { openStorage, type Storage } from './storage.ts';
@@ -32,6 +33,8 @@ import { startTelemetry, type Telemetry } from './telemetry.ts';
 
 /** How long a graceful stop lets in-flight requests finish. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** `serve`'s connection cap when `PLANT_STORE_MAX_CONNECTIONS` is unset. */
+const DEFAULT_MAX_CONNECTIONS = 4096;
 
 const argument = process.argv[2];
 if (argument === '--help' || argument === '-h') {
@@ -96,6 +99,8 @@ telemetry = await startTelemetry(process.env, log, packageVersion());
 // Only the admin listener reads the metrics: without it, nothing is counted.
 const metrics = settings.admin === undefined ? undefined : createMetrics(storage.pool);
 const { limits } = settings;
+// Read only once the server listens, which is before any connection can be refused.
+const refusals = createRefusals(log, () => handle?.maxConnections ?? 0);
 
 const store = createPlantStore({
   repository: metrics === undefined ? storage.repository : metrics.counting(storage.repository),
@@ -120,6 +125,10 @@ try {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     maxConnections: limits.maxConnections,
+    onConnectionRefused: () => {
+      metrics?.connectionRefused();
+      refusals.refused();
+    },
     requestIds: true,
     // A request is followed to its end only for what reads its record, the access log or the
     // metrics: with neither, it costs just its id (`npm run bench -- --servers
@@ -146,6 +155,7 @@ if (settings.admin !== undefined && metrics !== undefined) {
       checks,
       stopping: () => stopping,
       metrics: () => metrics.exposition(),
+      saturation: refusals.saturation,
       report: (check, error) => log.error(error, { check }),
     });
   } catch (error) {
@@ -170,10 +180,19 @@ log.info('started', {
     maxBodyBytes: limits.maxBodyBytes ?? 102_400,
     timeoutMs: limits.timeoutMs ?? 10_000,
     keepAliveTimeoutMs: limits.keepAliveTimeoutMs,
+    maxConnections: handle.maxConnections,
   },
 });
 if (settings.storage.kind === 'memory') {
   log.warn('plants are kept in memory and lost at exit: set DATABASE_URL to keep them');
+}
+const askedConnections = limits.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+if (handle.maxConnections < askedConnections) {
+  // `serve` keeps the cap within the descriptors the process may open.
+  log.warn(
+    `at most ${handle.maxConnections} connections at once, not ${askedConnections}: the open-file limit leaves room for no more (raise it with ulimit -n)`,
+    { maxConnections: handle.maxConnections, asked: askedConnections },
+  );
 }
 log.flush();
 stdout.write(`plant-store listening on ${handle.url}\n`);

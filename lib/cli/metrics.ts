@@ -1,7 +1,8 @@
 /**
  * The standalone server's metrics, in the Prometheus text exposition format (version 0.0.4):
- * requests by route and status, a latency histogram by route, requests in flight, plants
- * created, replays and conflicts, the PostgreSQL pool, and the process. A few counters and one
+ * requests by route and status, a latency histogram by route, requests in flight, connections
+ * refused at the cap, plants created, replays and conflicts, the PostgreSQL pool, and the
+ * process. A few counters and one
  * histogram of our own rather than a metrics library, for the same reason as the log's.
  *
  * @module
@@ -27,6 +28,8 @@ export interface Metrics {
   requestStarted(): void;
   /** A request is over. */
   requestEnded(record: RequestRecord): void;
+  /** A new connection was refused: every open one was busy at the cap. */
+  connectionRefused(): void;
   /** The repository, counting what its creates came to. */
   counting(repository: PlantRepository): PlantRepository;
   /** Everything, as Prometheus text. */
@@ -50,6 +53,7 @@ export function createMetrics(pool?: PoolCounts): Metrics {
   const requests = new Map<string, number>();
   const durations = new Map<string, { counts: number[]; sum: number; count: number }>();
   let inFlight = 0;
+  let refusedConnections = 0;
   const plants = { created: 0, replays: 0, conflicts: 0 };
   const loopDelay = monitorEventLoopDelay({ resolution: 20 });
   loopDelay.enable();
@@ -75,6 +79,9 @@ export function createMetrics(pool?: PoolCounts): Metrics {
       }
       histogram.sum += seconds;
       histogram.count++;
+    },
+    connectionRefused() {
+      refusedConnections++;
     },
     counting(repository) {
       const count = (plant: NewPlant, outcome: CreatePlantOutcome): CreatePlantOutcome => {
@@ -126,6 +133,12 @@ export function createMetrics(pool?: PoolCounts): Metrics {
       }
       family('plant_store_requests_in_flight', 'gauge', 'Requests being answered now.');
       lines.push(`plant_store_requests_in_flight ${inFlight}`);
+      family(
+        'plant_store_connections_refused_total',
+        'counter',
+        'New connections closed unanswered: every open one was busy at the cap.',
+      );
+      lines.push(`plant_store_connections_refused_total ${refusedConnections}`);
       family('plant_store_plants_created_total', 'counter', 'Creates that stored a new plant.');
       lines.push(`plant_store_plants_created_total ${plants.created}`);
       family('plant_store_plant_replays_total', 'counter', 'Creates that repeated a stored plant.');

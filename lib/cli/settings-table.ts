@@ -253,7 +253,7 @@ export const SETTINGS = {
   },
   PLANT_STORE_MAX_CONNECTIONS: {
     read: integer(1, 1_000_000),
-    help: 'most connections open at once; past it a new one is closed unanswered (default: 4096)',
+    help: 'most connections open at once; past it the one idle the longest is closed, and a new one refused only while all are busy (default: 4096, less under a low ulimit -n)',
   },
 } satisfies Record<string, Setting>;
 

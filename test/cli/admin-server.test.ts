@@ -27,11 +27,12 @@ function countingCheck(name: string, answer: () => ReadinessResult) {
   return { check, looks: () => looks };
 }
 
-/** Sources with no metrics and nothing expected to report. */
+/** Sources with no metrics, no saturation and nothing expected to report. */
 const QUIET = {
   checks: [],
   stopping: () => false,
   metrics: () => '',
+  saturation: () => undefined,
   report: (check: string, error: unknown) => {
     throw new Error(`unexpected report from ${check}: ${String(error)}`);
   },
@@ -105,6 +106,49 @@ describe('startAdminServer', () => {
         ['jwks', 'getaddrinfo ENOTFOUND keys.internal.example'],
         ['storage', 'connect ECONNREFUSED 10.1.2.3:5432'],
       ]);
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it("reports saturation beside the checks without changing /readyz's status", async () => {
+    // A flood of connections must not pull every instance out of a load balancer at once.
+    let saturation: Record<string, unknown> | undefined;
+    let ok = true;
+    const admin = await startAdminServer(
+      { port: 0, host: '127.0.0.1' },
+      {
+        ...QUIET,
+        checks: [{ name: 'storage', ready: async () => ({ ok }) }],
+        saturation: () => saturation,
+      },
+    );
+    try {
+      saturation = { connections: { max: 20, refused: 3, lastRefusalAgeMs: 5 } };
+      assert.deepEqual(await probe(admin.url), {
+        status: 200,
+        body: {
+          status: 'ready',
+          checks: { shutdown: true, storage: true },
+          saturation: { connections: { max: 20, refused: 3, lastRefusalAgeMs: 5 } },
+        },
+      });
+      saturation = undefined;
+      assert.deepEqual((await probe(admin.url)).body, {
+        status: 'ready',
+        checks: { shutdown: true, storage: true },
+      });
+      await delay(READY_CACHE_MS + 50);
+      ok = false;
+      saturation = { connections: { max: 20, refused: 4, lastRefusalAgeMs: 0 } };
+      assert.deepEqual(await probe(admin.url), {
+        status: 503,
+        body: {
+          status: 'not ready',
+          checks: { shutdown: true, storage: false },
+          saturation: { connections: { max: 20, refused: 4, lastRefusalAgeMs: 0 } },
+        },
+      });
     } finally {
       await admin.close();
     }

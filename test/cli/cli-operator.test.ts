@@ -13,6 +13,7 @@ import {
   type Child,
   delay,
   parseRawResponse,
+  type RawClient,
   rawClient,
   spawnChild,
   withDeadline,
@@ -80,11 +81,14 @@ describe('plant-store CLI for operators', () => {
     assert.match(String(started.storage), /^memory/);
     assert.match(String(started.auth), /^static tokens/);
     assert.equal(started.admin, 'off');
-    assert.deepEqual(started.limits, {
+    const { maxConnections, ...limits } = started.limits as Record<string, unknown>;
+    assert.deepEqual(limits, {
       maxBodyBytes: 102_400,
       timeoutMs: 10_000,
       keepAliveTimeoutMs: 65_000,
     });
+    // 4096, unless this machine's open-file limit leaves room for fewer.
+    assert.ok(typeof maxConnections === 'number' && maxConnections <= 4096, `${maxConnections}`);
     assert.ok(
       lines.some((line) => line.level === 'warn' && /lost at exit/.test(String(line.msg))),
       child.stdout(),
@@ -238,6 +242,148 @@ describe('plant-store CLI for operators', () => {
     await withDeadline(client.closed, 'the in-flight response');
     assert.equal(parseRawResponse(client.text()).status, 200);
     assert.equal(await withDeadline(child.exited, 'the exit'), 0);
+  });
+
+  it('counts refused connections in /metrics, logs them once and reports them in /readyz, still 200', async () => {
+    const child = startCli(
+      {
+        PORT: '0',
+        PLANT_STORE_TOKENS: TOKEN,
+        PLANT_STORE_ADMIN_PORT: '0',
+        PLANT_STORE_MAX_CONNECTIONS: '3',
+      },
+      children,
+    );
+    const [, , port] = await child.line(READY, 'the readiness line');
+    const admin = await adminUrl(child);
+    // Every connection busy: each has sent half a request head.
+    const busy = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const client = await rawClient(Number(port));
+        client.socket.write('GET /openapi.json HTTP/1.1\r\nHo');
+        return client;
+      }),
+    );
+    await delay(100);
+    for (let i = 0; i < 30; i++) {
+      const client = await rawClient(Number(port));
+      await withDeadline(client.closed, 'a new connection refused');
+      assert.equal(client.text(), '');
+    }
+
+    const metrics = await (await fetch(`${admin}/metrics`)).text();
+    const refused = parsePrometheusTextFormat(metrics).find(
+      (family) => family.name === 'plant_store_connections_refused_total',
+    );
+    assert.equal(refused?.type, 'COUNTER');
+    assert.equal(Number(refused?.metrics[0]?.value), 30);
+    const ready = await fetch(`${admin}/readyz`);
+    assert.equal(ready.status, 200, 'a flood does not take the instance out of rotation');
+    const body = (await ready.json()) as { saturation?: { connections?: Record<string, unknown> } };
+    assert.deepEqual(body, {
+      status: 'ready',
+      checks: { shutdown: true, storage: true },
+      saturation: {
+        connections: {
+          max: 3,
+          refused: 30,
+          lastRefusalAgeMs: body.saturation?.connections?.lastRefusalAgeMs,
+        },
+      },
+    });
+    assert.equal(typeof body.saturation?.connections?.lastRefusalAgeMs, 'number');
+    const said = await logLine(
+      child,
+      (line) => String(line.msg).startsWith('refusing new connections'),
+      'the refusals logged',
+    );
+    assert.equal(said.level, 'warn');
+    assert.equal(said.maxConnections, 3);
+    assert.equal(
+      logLines(child).filter((line) => /refus/.test(String(line.msg))).length,
+      1,
+      'one line, not one per refused connection',
+    );
+
+    // The busy connections were kept: each is answered.
+    for (const client of busy) {
+      client.socket.write('st: a\r\n\r\n');
+      await client.waitFor(/^HTTP\/1\.1 200 /, 'a busy connection answered');
+      client.socket.destroy();
+    }
+    child.process.kill('SIGTERM');
+    assert.equal(await withDeadline(child.exited, 'the exit'), 0);
+  });
+
+  it('keeps the connection cap within a low open-file limit and says so once at start', async () => {
+    /** The server under `ulimit -n 256`: room for 128 connections. */
+    const limited = (env: Record<string, string>): Child =>
+      spawnChild(
+        'sh',
+        ['-c', 'ulimit -n 256 && exec "$0" --import tsx lib/cli/main.ts', process.execPath],
+        cliEnv({ PORT: '0', PLANT_STORE_TOKENS: TOKEN, ...env }),
+        ROOT,
+      );
+    const lowered = (child: Child) =>
+      logLines(child).filter((line) => String(line.msg).startsWith('at most'));
+
+    const byDefault = limited({});
+    children.push(byDefault);
+    const [, , port] = await byDefault.line(READY, 'the readiness line');
+    const started = await logLine(byDefault, (line) => line.msg === 'started', 'started');
+    assert.equal((started.limits as { maxConnections: number }).maxConnections, 128);
+    assert.deepEqual(
+      lowered(byDefault).map(({ level, msg }) => ({ level, msg })),
+      [
+        {
+          level: 'warn',
+          msg: 'at most 128 connections at once, not 4096: the open-file limit leaves room for no more (raise it with ulimit -n)',
+        },
+      ],
+    );
+    // The cap holds: 128 busy connections, and the next is refused rather than failing to open.
+    const busy: RawClient[] = [];
+    for (let i = 0; i < 128; i++) {
+      const client = await rawClient(Number(port));
+      client.socket.write('GET /openapi.json HTTP/1.1\r\nHo');
+      busy.push(client);
+    }
+    await delay(100);
+    const refused = await rawClient(Number(port));
+    await withDeadline(refused.closed, 'the connection past the cap refused');
+    assert.equal(refused.text(), '');
+    const last = busy.at(-1) as RawClient;
+    last.socket.write('st: a\r\n\r\n');
+    await last.waitFor(/^HTTP\/1\.1 200 /, 'the last busy connection answered');
+    for (const client of busy) client.socket.destroy();
+    byDefault.process.kill('SIGTERM');
+    assert.equal(await withDeadline(byDefault.exited, 'the exit'), 0);
+
+    // Asked for more than the limit allows: lowered too, and said; asked for less: as asked.
+    const tooMany = limited({ PLANT_STORE_MAX_CONNECTIONS: '1000' });
+    children.push(tooMany);
+    await tooMany.line(READY, 'the readiness line');
+    await logLine(tooMany, (line) => line.msg === 'started', 'started');
+    assert.deepEqual(
+      lowered(tooMany).map(({ msg, maxConnections, asked }) => ({ msg, maxConnections, asked })),
+      [
+        {
+          msg: 'at most 128 connections at once, not 1000: the open-file limit leaves room for no more (raise it with ulimit -n)',
+          maxConnections: 128,
+          asked: 1000,
+        },
+      ],
+    );
+    const fewer = limited({ PLANT_STORE_MAX_CONNECTIONS: '100' });
+    children.push(fewer);
+    await fewer.line(READY, 'the readiness line');
+    const fewerStarted = await logLine(fewer, (line) => line.msg === 'started', 'started');
+    assert.equal((fewerStarted.limits as { maxConnections: number }).maxConnections, 100);
+    assert.deepEqual(lowered(fewer), []);
+    for (const child of [tooMany, fewer]) {
+      child.process.kill('SIGTERM');
+      assert.equal(await withDeadline(child.exited, 'the exit'), 0);
+    }
   });
 
   it('refuses a new id with 507 past PLANT_STORE_MAX_PLANTS, still replays, and applies the body limit', async () => {

@@ -5,6 +5,7 @@ import {
   type Child,
   delay,
   parseRawResponse,
+  type RawClient,
   rawClient,
   spawnChild,
   withDeadline,
@@ -106,20 +107,23 @@ describe('plant-store CLI', () => {
     assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
   });
 
-  it('closes connections past PLANT_STORE_MAX_CONNECTIONS unanswered while serving the open one', async () => {
-    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok', PLANT_STORE_MAX_CONNECTIONS: '1' });
-    const [, , port] = await child.line(READY, 'the readiness line');
-    const request = 'GET /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n';
-    const open = await rawClient(Number(port));
-    open.socket.write(request);
-    await open.waitFor(/^HTTP\/1\.1 200 /, 'the open connection served');
-    const past = await rawClient(Number(port));
-    past.socket.write(request);
-    await withDeadline(past.closed, 'the connection past the cap to be closed');
-    assert.equal(past.text(), '');
-    open.socket.write(request);
-    await open.waitFor(/HTTP\/1\.1 200 [\s\S]*HTTP\/1\.1 200 /, 'the open one served again');
-    open.socket.destroy();
+  it('lets a new client in when PLANT_STORE_MAX_CONNECTIONS connections idle after a request each', async () => {
+    // Twenty sockets that each sent one cheap request and then idled kept every new client out
+    // for the keep-alive timeout (65 s).
+    const child = cli({ PORT: '0', PLANT_STORE_TOKENS: 'tok', PLANT_STORE_MAX_CONNECTIONS: '20' });
+    const [, url, port] = await child.line(READY, 'the readiness line');
+    const idle = [];
+    for (let i = 0; i < 20; i++) {
+      const client = await rawClient(Number(port));
+      client.socket.write('GET /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n');
+      await client.waitFor(/^HTTP\/1\.1 200 /, 'an idle keep-alive connection');
+      idle.push(client);
+    }
+    const response = await withDeadline(fetch(`${url}/openapi.json`), 'a new client served');
+    assert.equal(response.status, 200);
+    await response.arrayBuffer();
+    await withDeadline((idle[0] as RawClient).closed, 'the connection idle the longest closed');
+    for (const client of idle) client.socket.destroy();
     child.process.kill('SIGTERM');
     assert.equal(await withDeadline(child.exited, 'the exit after SIGTERM'), 0);
   });
