@@ -6,7 +6,8 @@
  * has not finished its first request is busy too (`headersTimeout` bounds it).
  *
  * Idle connections are kept in the order they became idle, so finding the one idle the longest
- * costs the same whatever the number of connections.
+ * costs the same whatever the number of connections. While none is idle, node refuses new ones
+ * itself (`server.maxConnections` and its `'drop'` event), before a socket is made.
  *
  * @module
  */
@@ -59,6 +60,13 @@ export function maxConnectionsFor(
 export function capConnections(server: Server, max: number, onRefused: () => void): void {
   const idle = new Set<Socket>();
   let open = 0;
+  // Node refuses a connection past `maxConnections` before making a socket of it, far cheaper
+  // under a flood than refusing here: it lets one more in per idle connection, to replace it.
+  const leaveRoom = (): void => {
+    server.maxConnections = max + idle.size;
+  };
+  leaveRoom();
+  server.on('drop', () => onRefused());
 
   /** Joins `socket` to the idle ones once `res` and its request are over and nothing follows. */
   const settled = (res: ServerResponse): void => {
@@ -74,6 +82,7 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
       // Deleted first so that the set's order stays the order in which they became idle.
       idle.delete(socket);
       idle.add(socket);
+      leaveRoom();
     }
   };
 
@@ -84,15 +93,17 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
       // One that became busy again rejoins when its response is over.
       if (isIdle(socket)) {
         socket.destroy();
+        leaveRoom();
         return true;
       }
     }
+    leaveRoom();
     return false;
   };
 
   function closed(this: Socket): void {
     open--;
-    idle.delete(this);
+    if (idle.delete(this)) leaveRoom();
   }
 
   server.on('connection', (socket: Socket) => {
@@ -100,7 +111,7 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
     socket.on('close', closed);
     watchIdle(socket, settled);
     // A socket being destroyed still counts until its 'close': each new one past the cap makes
-    // its own room or is refused.
+    // its own room or is refused (an idle connection may have turned busy since it was counted).
     if (open > max && !reclaim()) {
       socket.destroy();
       onRefused();

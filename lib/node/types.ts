@@ -168,7 +168,8 @@ export interface ServeHandle {
   readonly server: Server;
   /**
    * The connection cap in effect: `maxConnections`, lowered when the process's open-file limit
-   * leaves room for fewer.
+   * leaves room for fewer. (`server.maxConnections` is `serve`'s to move: it lets one more
+   * connection in per idle one.)
    */
   readonly maxConnections: number;
   /**

@@ -107,11 +107,14 @@ describe('serve at maxConnections', () => {
         return new Response(`read ${(await request.text()).length}`);
       },
       port: 0,
-      maxConnections: 5,
+      maxConnections: 6,
       keepAliveTimeout: 60_000,
       onConnectionRefused: () => refusals++,
     });
     try {
+      // Idle, then busy again: half of its next request arrived.
+      const resumed = await idleClient(handle.port);
+      resumed.socket.write('GET / HTTP/1.1\r\nHo');
       const inFlight = await rawClient(handle.port);
       inFlight.socket.write(GET('/slow'));
       const halfHead = await rawClient(handle.port);
@@ -149,6 +152,8 @@ describe('serve at maxConnections', () => {
       await silent.waitFor(OK, 'the silent connection answered');
       pipelined.socket.write('st: a\r\n\r\n');
       await pipelined.waitFor(/200 [\s\S]*200 /, 'the rest of the pipelined request answered');
+      resumed.socket.write('st: a\r\n\r\n');
+      await resumed.waitFor(/200 [\s\S]*200 /, 'the resumed connection answered');
 
       // All idle now: a new client is let in.
       const next = await idleClient(handle.port);
