@@ -2,8 +2,9 @@
  * `serve`'s connection cap, a cap on abuse rather than on service: at the cap the connection
  * idle the longest is closed to make room for a new one, as nginx reclaims idle keep-alive
  * connections, and a new connection is refused only while every open one is busy. Busy means a
- * request is being read or answered, or a response is still being written; a connection that
- * has not finished its first request is busy too (`headersTimeout` bounds it).
+ * request is being read (a byte of it received) or answered, or a response is still being
+ * written; a connection that has not finished its first request is busy too (`headersTimeout`
+ * bounds it).
  *
  * Idle connections are kept in the order they became idle, so finding the one idle the longest
  * costs the same whatever the number of connections. While none is idle, node refuses new ones
@@ -31,11 +32,6 @@ export const DEFAULT_MAX_CONNECTIONS = 4096;
  */
 const RESERVED_DESCRIPTORS = 128;
 
-/** A socket of `node:http`, with the parser it sets on it (not part of node's typed API). */
-interface ParsedSocket extends Socket {
-  readonly parser?: { duration?: () => number } | null;
-}
-
 /**
  * The cap in effect: `maxConnections` as given (or its default), but never more connections than
  * the open-file limit leaves room for, since past it accepting fails and the database pool and
@@ -58,7 +54,8 @@ export function maxConnectionsFor(
  * closed unanswered because every open one was busy; it must not throw.
  */
 export function capConnections(server: Server, max: number, onRefused: () => void): void {
-  const idle = new Set<Socket>();
+  // Each idle connection with the bytes it had received then: any byte more begins a request.
+  const idle = new Map<Socket, number>();
   let open = 0;
   // Node refuses a connection past `maxConnections` before making a socket of it, far cheaper
   // under a flood than refusing here: it lets one more in per idle connection, to replace it.
@@ -79,19 +76,19 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
       // Its body is drained after the response, or node has yet to end a bodyless request.
       res.req.once('end', () => settled(res));
     } else if (isIdle(socket)) {
-      // Deleted first so that the set's order stays the order in which they became idle.
+      // Deleted first so that the order stays the order in which they became idle.
       idle.delete(socket);
-      idle.add(socket);
+      idle.set(socket, socket.bytesRead);
       leaveRoom();
     }
   };
 
   /** Closes the connection idle the longest; whether there was one. */
   const reclaim = (): boolean => {
-    for (const socket of idle) {
+    for (const [socket, received] of idle) {
       idle.delete(socket);
       // One that became busy again rejoins when its response is over.
-      if (isIdle(socket)) {
+      if (isIdle(socket) && socket.bytesRead === received) {
         socket.destroy();
         leaveRoom();
         return true;
@@ -120,16 +117,11 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
 }
 
 /**
- * Whether nothing is in flight on a connection: no request being read or answered, no response
- * being written, and no byte of a next request parsed. Node's parser knows the last (its
- * `duration()` is 0 between requests, as `server.closeIdleConnections()` reads it too); where
- * it cannot be asked, a connection never counts as idle, so the cap only ever refuses.
+ * Whether nothing is in flight on a connection: every request it was sent read whole and
+ * answered, no response being written. Whether a next request has begun shows in the bytes
+ * received once the connection is idle; one whose first bytes came before the last response was
+ * written cannot be seen (node's own keep-alive timeout closes such a connection as idle too).
  */
-function isIdle(socket: ParsedSocket): boolean {
-  return (
-    !socket.destroyed &&
-    allAnswered(socket) &&
-    socket.writableLength === 0 &&
-    socket.parser?.duration?.() === 0
-  );
+function isIdle(socket: Socket): boolean {
+  return !socket.destroyed && allAnswered(socket) && socket.writableLength === 0;
 }

@@ -107,7 +107,7 @@ describe('serve at maxConnections', () => {
         return new Response(`read ${(await request.text()).length}`);
       },
       port: 0,
-      maxConnections: 6,
+      maxConnections: 5,
       keepAliveTimeout: 60_000,
       onConnectionRefused: () => refusals++,
     });
@@ -122,10 +122,6 @@ describe('serve at maxConnections', () => {
       const halfBody = await rawClient(handle.port);
       halfBody.socket.write('POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n12345');
       const silent = await rawClient(handle.port);
-      // A request answered, with half of the next one sent in the same write.
-      const pipelined = await rawClient(handle.port);
-      pipelined.socket.write(`${GET()}GET / HTTP/1.1\r\nHo`);
-      await pipelined.waitFor(OK, 'the first pipelined request answered');
       await delay(50);
 
       const turnedAway = await Promise.all(
@@ -150,8 +146,6 @@ describe('serve at maxConnections', () => {
       await halfBody.waitFor(/read 10\r\n0\r\n\r\n$/, 'the half-sent body answered');
       silent.socket.write(GET());
       await silent.waitFor(OK, 'the silent connection answered');
-      pipelined.socket.write('st: a\r\n\r\n');
-      await pipelined.waitFor(/200 [\s\S]*200 /, 'the rest of the pipelined request answered');
       resumed.socket.write('st: a\r\n\r\n');
       await resumed.waitFor(/200 [\s\S]*200 /, 'the resumed connection answered');
 
@@ -159,8 +153,7 @@ describe('serve at maxConnections', () => {
       const next = await idleClient(handle.port);
       assert.equal(refusals, 20);
       next.socket.destroy();
-      for (const client of [inFlight, halfHead, halfBody, silent, pipelined])
-        client.socket.destroy();
+      for (const client of [resumed, inFlight, halfHead, halfBody, silent]) client.socket.destroy();
     } finally {
       release.open();
       await handle.close();
