@@ -24,11 +24,11 @@ import { openFileLimit } from './open-file-limit.ts';
  * slow client may hold one until `headersTimeout`: a cap keeps a flood of connections from
  * exhausting either, while leaving room for far more clients than a load balancer's pool holds.
  */
-export const DEFAULT_MAX_CONNECTIONS = 4096;
+const DEFAULT_MAX_CONNECTIONS = 4096;
 
 /**
  * Descriptors left for all but client connections: the listening sockets, a database pool,
- * stdio and log files, and node's own (about 30 at start).
+ * stdio and log files, and node's own.
  */
 const RESERVED_DESCRIPTORS = 128;
 
