@@ -176,10 +176,9 @@ export function isOutcome(outcome: unknown): outcome is CreatePlantOutcome {
 
 /** What each collaborator must answer. */
 const SHAPES = {
-  ERR_MALFORMED_VERDICT:
-    'TokenVerifier.verify must answer (or resolve to) { valid: true, principal? } or { valid: false, reason? }',
+  ERR_MALFORMED_VERDICT: 'TokenVerifier.verify must answer { valid: true } or { valid: false }',
   ERR_MALFORMED_OUTCOME:
-    'PlantRepository.create must answer (or resolve to) { created: true } or { created: false, existing: { name, tag? } }',
+    'PlantRepository.create must answer { created: true } or { created: false, existing: { name, tag? } }',
 } as const;
 
 /**
@@ -202,7 +201,7 @@ function kindOf(value: unknown): string {
       try {
         keys = Object.keys(value).join(', ');
       } catch {
-        return 'an object whose keys cannot be listed';
+        return 'an object';
       }
       return `an object with the keys [${keys}]`;
     }
@@ -243,7 +242,7 @@ export function unansweredAtDeadline(
       : (['ERR_REPOSITORY_TIMEOUT', 'PlantRepository'] as const);
   const error = new PlantApiError(
     code,
-    `the ${collaborator} had not answered when the create's deadline (${timeoutMs} ms) passed`,
+    `the ${collaborator} did not answer within ${timeoutMs} ms`,
   );
   // Written out now: an unread stack keeps its frames, and so the hung create, alive for as
   // long as the host keeps the error.

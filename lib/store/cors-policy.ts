@@ -39,9 +39,7 @@ export function registerCors(policy: CorsPolicy): Cors {
 export function corsPolicyOf(cors: Cors): CorsPolicy {
   const policy = policies.get(cors);
   if (policy === undefined) {
-    throw new TypeError(
-      "cors takes what createCors() from 'plant-store/cors' returns: cors: createCors({ origins: ['https://app.example.com'] })",
-    );
+    throw new TypeError("cors takes what createCors({ origins }) from 'plant-store/cors' returns");
   }
   return policy;
 }

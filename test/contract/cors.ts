@@ -68,7 +68,7 @@ export const corsCases = defineCases('CORS', (it) => {
     // Plain options, as a JavaScript caller might pass them, are refused at construction.
     assert.throws(() => t.lib.createPlantStore({ verifier, cors: { origins: '*' } as never }), {
       name: 'TypeError',
-      message: /^cors takes what createCors\(\) from 'plant-store\/cors' returns/,
+      message: /^cors takes what createCors\(\{ origins \}\) from 'plant-store\/cors' returns/,
     });
   });
 
