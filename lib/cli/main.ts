@@ -98,12 +98,13 @@ storage = await openStorage(settings, log);
 telemetry = await startTelemetry(process.env, log, packageVersion());
 // Only the admin listener reads the metrics: without it, nothing is counted.
 const metrics = settings.admin === undefined ? undefined : createMetrics(storage.pool);
+metrics?.countCreates();
 const { limits } = settings;
 // Read only once the server listens, which is before any connection can be refused.
 const refusals = createRefusals(log, () => handle?.maxConnections ?? 0);
 
 const store = createPlantStore({
-  repository: metrics === undefined ? storage.repository : metrics.counting(storage.repository),
+  repository: storage.repository,
   verifier: auth.verifier,
   onError: (error, context) => log.error(error, context),
   cors: settings.cors === undefined ? undefined : createCors(settings.cors),

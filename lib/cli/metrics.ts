@@ -8,8 +8,9 @@
  * @module
  */
 
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { CreatePlantOutcome, NewPlant, PlantRepository } from '../index.ts';
+import { CREATE_CHANNEL, type CreateChannelMessage } from '../index.ts';
 import type { RequestRecord } from '../node.ts';
 
 /** Latency buckets, in seconds: from a fast create to the store's deadline. */
@@ -30,8 +31,8 @@ export interface Metrics {
   requestEnded(record: RequestRecord): void;
   /** A new connection was refused: every open one was busy at the cap. */
   connectionRefused(): void;
-  /** The repository, counting what its creates came to. */
-  counting(repository: PlantRepository): PlantRepository;
+  /** Counts what every create came to, heard on the `plant-store:create` channel; returns what stops it. */
+  countCreates(): () => void;
   /** Everything, as Prometheus text. */
   exposition(): string;
 }
@@ -83,27 +84,17 @@ export function createMetrics(pool?: PoolCounts): Metrics {
     connectionRefused() {
       refusedConnections++;
     },
-    counting(repository) {
-      const count = (plant: NewPlant, outcome: CreatePlantOutcome): CreatePlantOutcome => {
-        if (outcome?.created === true) plants.created++;
-        else if (outcome?.created === false) {
-          const same =
-            outcome.existing.name === plant.name &&
-            (outcome.existing.tag ?? undefined) === plant.tag;
-          if (same) plants.replays++;
-          else plants.conflicts++;
-        }
-        return outcome;
+    countCreates() {
+      // A create's reply is ready at asyncStart, with what it came to.
+      const name = `tracing:${CREATE_CHANNEL}:asyncStart`;
+      const count = (message: unknown) => {
+        const { outcome } = message as CreateChannelMessage;
+        if (outcome === 'created') plants.created++;
+        else if (outcome === 'replayed') plants.replays++;
+        else if (outcome === 'conflict') plants.conflicts++;
       };
-      return {
-        // A repository that answers at once (the memory one) keeps answering at once.
-        create(plant, context) {
-          const outcome = repository.create(plant, context);
-          return outcome instanceof Promise
-            ? outcome.then((settled) => count(plant, settled))
-            : count(plant, outcome);
-        },
-      };
+      subscribe(name, count);
+      return () => unsubscribe(name, count);
     },
     exposition() {
       const lines: string[] = [];
