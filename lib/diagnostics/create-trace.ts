@@ -7,9 +7,11 @@
  */
 
 import type { Collaborators, Stored, Verdict } from '../operation/collaborator-answers.ts';
+import type { CollaboratorContext } from '../operation/collaborator-context.ts';
 import type { Operation } from '../operation/create-plant.ts';
 import type { CreateOutcome, PlainRequest, Reply } from '../operation/plain-request.ts';
 import { usableRequestId } from '../operation/request-id.ts';
+import type { NewPlant } from '../types.ts';
 import { createTracer, repositoryTracer, type Tracer, verifierTracer } from './channels.ts';
 import type { CollaboratorChannelMessage, CreateChannelMessage } from './messages.ts';
 
@@ -60,46 +62,55 @@ class CreateTrace implements Collaborators {
 
   verify(
     token: string,
-    context: Parameters<Collaborators['verify']>[1],
+    context: CollaboratorContext,
     then: (verdict: Verdict) => void,
     fail: (error: unknown) => void,
   ): void {
-    const call = this.#calling(verifierTracer);
-    this.#collaborators.verify(
-      token,
-      context,
-      (verdict) => {
-        if (call === this.#call) {
-          call.valid = verdict.valid;
-          if (!verdict.valid) call.reason = this.message.reason = verdict.reason;
-          this.#settle(call);
-        }
-        then(verdict);
+    this.#watch(
+      verifierTracer,
+      (settled, failed) => this.#collaborators.verify(token, context, settled, failed),
+      (call, verdict) => {
+        call.valid = verdict.valid;
+        if (!verdict.valid) call.reason = this.message.reason = verdict.reason;
       },
-      (error) => {
-        this.#failed(call, error);
-        fail(error);
-      },
+      then,
+      fail,
     );
-    this.#returned(call);
   }
 
   store(
-    plant: Parameters<Collaborators['store']>[0],
-    context: Parameters<Collaborators['store']>[1],
+    plant: NewPlant,
+    context: CollaboratorContext,
     then: (stored: Stored) => void,
     fail: (error: unknown) => void,
   ): void {
-    const call = this.#calling(repositoryTracer);
-    this.#collaborators.store(
-      plant,
-      context,
-      (stored) => {
+    this.#watch(
+      repositoryTracer,
+      (settled, failed) => this.#collaborators.store(plant, context, settled, failed),
+      (call, stored) => {
+        call.outcome = stored;
+      },
+      then,
+      fail,
+    );
+  }
+
+  /** One collaborator call on `tracer`: `note` writes what its answer came to on the message. */
+  #watch<T>(
+    tracer: Tracer,
+    ask: (then: (value: T) => void, fail: (error: unknown) => void) => void,
+    note: (call: CollaboratorChannelMessage, value: T) => void,
+    then: (value: T) => void,
+    fail: (error: unknown) => void,
+  ): void {
+    const call = this.#calling(tracer);
+    ask(
+      (value) => {
         if (call === this.#call) {
-          call.outcome = stored;
+          note(call, value);
           this.#settle(call);
         }
-        then(stored);
+        then(value);
       },
       (error) => {
         this.#failed(call, error);

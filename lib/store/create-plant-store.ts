@@ -224,7 +224,7 @@ function logFault(error: unknown, context: ErrorContext): void {
 
 /** What a store whose routes are under `base` says of a request for its route without it. */
 function strippedPrefix(path: string, base: string): string {
-  return `${path} reached a store whose routes are under ${base}: a host in front took the prefix off (Hono's app.mount does unless given { replaceRequest: false })`;
+  return `${path} reached a store whose routes are under ${base}: a host took the prefix off (Hono's app.mount does by default)`;
 }
 
 /**

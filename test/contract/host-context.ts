@@ -108,6 +108,6 @@ export const hostContextCases = defineCases('createPlantStore: the host’s cont
     const error = onError.calls[0]?.[0] as { code?: string; message?: string };
     assert.equal(error.code, 'ERR_NOT_FOUND');
     assert.match(error.message ?? '', /\/plants reached a store whose routes are under \/api/);
-    assert.match(error.message ?? '', /replaceRequest: false/);
+    assert.match(error.message ?? '', /app\.mount does by default/);
   });
 });
