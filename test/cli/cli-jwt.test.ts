@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { exitsWithOneLine, postPlant, READY, startCli } from '../support/cli-helpers.ts';
+import {
+  eachFewAtATime,
+  exitsWithOneLine,
+  postPlant,
+  READY,
+  startCli,
+} from '../support/cli-helpers.ts';
 import { type Child, delay, withDeadline } from '../support/node-helpers.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 
@@ -383,14 +389,12 @@ describe('plant-store CLI in JWT mode', () => {
       [{ ...full, PLANT_STORE_JWT_ALGORITHMS: 'HS256' }, /^bad JWT settings: .*HS256/],
       [{ ...full, PLANT_STORE_JWT_ALGORITHMS: 'RS256, FOO' }, /^bad JWT settings: .*"FOO"/],
     ];
-    await Promise.all(
-      cases.map(async ([env, pattern]) => {
-        const what = JSON.stringify(env);
-        const child = startCli({ PORT: '0', ...env }, children);
-        const stderr = await exitsWithOneLine(child, 2, what);
-        assert.match(stderr.slice('plant-store: '.length), pattern, what);
-      }),
-    );
+    await eachFewAtATime(cases, async ([env, pattern]) => {
+      const what = JSON.stringify(env);
+      const child = startCli({ PORT: '0', ...env }, children);
+      const stderr = await exitsWithOneLine(child, 2, what);
+      assert.match(stderr.slice('plant-store: '.length), pattern, what);
+    });
   });
 
   it('exits 1 with one line naming jose when JWT mode is set and jose is not installed', async () => {

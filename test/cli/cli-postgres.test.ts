@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { exitsWithOneLine, postPlant, READY, startCli } from '../support/cli-helpers.ts';
+import {
+  eachFewAtATime,
+  exitsWithOneLine,
+  postPlant,
+  READY,
+  startCli,
+} from '../support/cli-helpers.ts';
 import { type Child, delay, withDeadline } from '../support/node-helpers.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 
@@ -108,16 +114,14 @@ describe('plant-store CLI with DATABASE_URL', () => {
   it('exits 2 with one line that does not echo the URL when DATABASE_URL is not a postgres URL', async () => {
     const secret = 's3cr3t-password';
     const cases = ['', 'not a url', `mysql://root:${secret}@127.0.0.1/test`, 'http://127.0.0.1/'];
-    await Promise.all(
-      cases.map(async (value) => {
-        const child = startCli({ PORT: '0', DATABASE_URL: value }, children);
-        const stderr = await exitsWithOneLine(child, 2, `DATABASE_URL=${JSON.stringify(value)}`);
-        assert.equal(
-          stderr,
-          'plant-store: DATABASE_URL must be a postgres:// or postgresql:// URL\n',
-        );
-      }),
-    );
+    await eachFewAtATime(cases, async (value) => {
+      const child = startCli({ PORT: '0', DATABASE_URL: value }, children);
+      const stderr = await exitsWithOneLine(child, 2, `DATABASE_URL=${JSON.stringify(value)}`);
+      assert.equal(
+        stderr,
+        'plant-store: DATABASE_URL must be a postgres:// or postgresql:// URL\n',
+      );
+    });
   });
 
   it('exits 1 with one line naming pg when DATABASE_URL is set and pg is not installed', async () => {

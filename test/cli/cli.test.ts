@@ -10,7 +10,7 @@ import {
   spawnChild,
   withDeadline,
 } from '../support/node-helpers.ts';
-import { NPM_START_MS, READY, ROOT } from '../support/cli-helpers.ts';
+import { eachFewAtATime, NPM_START_MS, READY, ROOT } from '../support/cli-helpers.ts';
 
 const PLANT = '{"id": 1, "name": "Monstera"}';
 
@@ -189,17 +189,15 @@ describe('plant-store CLI', () => {
       { PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: '0' },
       { PLANT_STORE_REQUEST_TIMEOUT_MS: '0' },
     ];
-    await Promise.all(
-      cases.map(async (env) => {
-        const child = cli(env);
-        assert.equal(
-          await withDeadline(child.exited, `the exit for ${JSON.stringify(env)}`, 15_000),
-          2,
-        );
-        assert.equal(child.stdout(), '', 'nothing printed on stdout: nothing listened');
-        assert.match(child.stderr(), /^plant-store: [^\n]+\n$/);
-      }),
-    );
+    await eachFewAtATime(cases, async (env) => {
+      const child = cli(env);
+      assert.equal(
+        await withDeadline(child.exited, `the exit for ${JSON.stringify(env)}`, 15_000),
+        2,
+      );
+      assert.equal(child.stdout(), '', 'nothing printed on stdout: nothing listened');
+      assert.match(child.stderr(), /^plant-store: [^\n]+\n$/);
+    });
   });
 
   it('exits 1 with one line on stderr when the port is taken', async () => {
