@@ -16,14 +16,35 @@ export interface Plant {
   readonly tag?: string | null | undefined;
 }
 
-/** A plant with the id its creator chose: the specification's `NewPlant` schema. */
-export interface NewPlant {
-  /** The caller's id, exact over the whole int64 range, hence a `bigint`. */
-  readonly id: bigint;
+/**
+ * A plant with the id its creator chose: the specification's `NewPlant` schema.
+ *
+ * @typeParam Id How the id is held: a `bigint` wherever the store hands a plant on; what a caller
+ *   of `plant-store/client` may pass (`PlantIdInput`).
+ */
+export interface NewPlant<Id extends PlantIdInput = bigint> {
+  /** The caller's id, exact over the whole int64 range (a `bigint` once the store has read it). */
+  readonly id: Id;
   /** The name of the plant, exactly as the client sent it. */
   readonly name: string;
   /** The tag exactly as the client sent it; absent when it sent none. */
   readonly tag?: string;
+}
+
+/**
+ * An int64 id as a caller may hold it: a `bigint`, a `number` that is a safe integer, or a
+ * decimal string such as `'9223372036854775807'`. Each goes on the wire exactly.
+ */
+export type PlantIdInput = bigint | number | string;
+
+/**
+ * The body of every error answer: the specification's `Error` schema.
+ */
+export interface ErrorBody {
+  /** The HTTP status, as an int32. */
+  readonly error: number;
+  /** Text for a person saying what is wrong. */
+  readonly message: string;
 }
 
 /**

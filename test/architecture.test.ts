@@ -25,6 +25,7 @@ const ENTRIES = [
   'fastify.ts',
   'express.ts',
   'otel.ts',
+  'client.ts',
 ];
 const TOP_LEVEL = [...ENTRIES, 'errors.ts', 'types.ts'];
 /** Where `node:*` may be imported: the Node adapter and the standalone server. */
@@ -135,6 +136,18 @@ describe('the layout of lib/', () => {
       const packages = importsOf(file).packages.filter((name) => name !== 'valibot');
       assert.deepEqual(packages, [], `plant-store reaches ${packages.join(', ')} through ${file}`);
     }
+  });
+
+  it('lets plant-store/client reach only its own folder and the public types, and no package', () => {
+    // A caller's bundle must not carry the server: the types it shares are erased at build time.
+    for (const file of reachable('client.ts')) {
+      assert.ok(
+        file === 'client.ts' || file.startsWith('client/') || file === 'types.ts',
+        `plant-store/client reaches ${file}`,
+      );
+      assert.deepEqual(importsOf(file).packages, [], `${file} imports a package`);
+    }
+    assert.doesNotMatch(sources.get('types.ts') ?? '', /^import /m, 'types.ts imports something');
   });
 
   it(`keeps every file within ${MAX_LINES} lines, or says at its top why it is one job`, () => {

@@ -1,0 +1,25 @@
+/**
+ * `plant-store/client`: a small typed client of the Plant Store API for browsers, Node, Deno,
+ * Bun and Workers. Ids go on the wire exactly; creates whose answer was lost are retried safely.
+ * It loads nothing of the server side and no package.
+ *
+ * @module
+ */
+
+export { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_RETRY } from './client/client-options.ts';
+export { createPlantClient } from './client/create-plant-client.ts';
+export type { AnswerFacts, PlantClientErrorCode } from './client/errors.ts';
+export {
+  PlantClientError,
+  PlantNetworkError,
+  PlantResponseError,
+  PlantStatusError,
+  PlantTimeoutError,
+} from './client/errors.ts';
+export type {
+  CreatePlantClientOptions,
+  CreatePlantOptions,
+  PlantClient,
+  RetryOptions,
+} from './client/types.ts';
+export type { ErrorBody, NewPlant, Plant, PlantIdInput } from './types.ts';
