@@ -1,5 +1,5 @@
 /**
- * The cross-runtime run: `deno check lib/index.ts lib/testing.ts`, then the contract's case list
+ * The cross-runtime run: `deno check lib/index.ts lib/testing.ts lib/client.ts`, then the contract's case list
  * on Node 20 (this Node, through tsx), Node 22 and 24, Deno and Bun (all four from `versions/`,
  * see `binaries.ts`), one after the other, and the conformance kit under `Deno.test` and
  * `bun test`. `npm run test:runtimes [-- dist]`; the argument picks
@@ -22,7 +22,7 @@ const runs: Array<{ label: string; command: string; args: string[] }> = [
   {
     label: 'deno check',
     command: runtimeBinaries.deno,
-    args: ['check', 'lib/index.ts', 'lib/testing.ts'],
+    args: ['check', 'lib/index.ts', 'lib/testing.ts', 'lib/client.ts'],
   },
   {
     label: 'Node 20',

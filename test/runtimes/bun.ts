@@ -6,7 +6,8 @@
  * @module
  */
 
-import { createHandlerRouter, loadPlantStore, runConformance } from './_run.ts';
+import { type ClientLibrary, inProcess, overHttp, runClientChecks } from './_client.ts';
+import { createHandlerRouter, loadLibrary, loadPlantStore, runConformance } from './_run.ts';
 
 /** The part of Bun's global this file uses (the project's types are Node's, not Bun's). */
 interface BunApi {
@@ -27,7 +28,20 @@ const direct = await runConformance(lib, `${label} direct`);
 const router = createHandlerRouter();
 const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: router.fetch });
 const origin = `http://127.0.0.1:${server.port}`;
-const overHttp = await runConformance(lib, `${label} over HTTP`, router.transport(origin), true);
+const overHttpRun = await runConformance(lib, `${label} over HTTP`, router.transport(origin), true);
 await server.stop(true);
 
-process.exit(direct.failed + overHttp.failed === 0 ? 0 : 1);
+const client = await loadLibrary<ClientLibrary>(which, 'client');
+const clientDirect = await runClientChecks(lib, client, `${label} client in-process`, inProcess);
+const clientOverHttp = await runClientChecks(
+  lib,
+  client,
+  `${label} client over HTTP`,
+  overHttp(async (handler) => {
+    const served = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: handler });
+    return { origin: `http://127.0.0.1:${served.port}`, close: () => served.stop(true) };
+  }),
+);
+
+const failed = [direct, overHttpRun, clientDirect, clientOverHttp].some((run) => run.failed > 0);
+process.exit(failed ? 1 : 0);

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { createHandlerRouter, loadPlantStore, runConformance } from './_run.ts';
+import { type ClientLibrary, inProcess, overHttp, runClientChecks } from './_client.ts';
+import { createHandlerRouter, loadLibrary, loadPlantStore, runConformance } from './_run.ts';
 
 /** The part of Deno's global this file uses (the project's types are Node's, not Deno's). */
 interface DenoApi {
@@ -30,7 +31,20 @@ const direct = await runConformance(lib, `${label} direct`);
 const router = createHandlerRouter();
 const server = Deno.serve({ hostname: '127.0.0.1', port: 0, onListen() {} }, router.fetch);
 const origin = `http://127.0.0.1:${server.addr.port}`;
-const overHttp = await runConformance(lib, `${label} over HTTP`, router.transport(origin), true);
+const overHttpRun = await runConformance(lib, `${label} over HTTP`, router.transport(origin), true);
 await server.shutdown();
 
-Deno.exit(direct.failed + overHttp.failed === 0 ? 0 : 1);
+const client = await loadLibrary<ClientLibrary>(which, 'client');
+const clientDirect = await runClientChecks(lib, client, `${label} client in-process`, inProcess);
+const clientOverHttp = await runClientChecks(
+  lib,
+  client,
+  `${label} client over HTTP`,
+  overHttp(async (handler) => {
+    const served = Deno.serve({ hostname: '127.0.0.1', port: 0, onListen() {} }, handler);
+    return { origin: `http://127.0.0.1:${served.addr.port}`, close: () => served.shutdown() };
+  }),
+);
+
+const failed = [direct, overHttpRun, clientDirect, clientOverHttp].some((run) => run.failed > 0);
+Deno.exit(failed ? 1 : 0);

@@ -7,6 +7,7 @@
  */
 
 import type * as NodeAdapter from '../../lib/node.ts';
+import { type ClientLibrary, inProcess, overHttp, runClientChecks } from './_client.ts';
 import { createHandlerRouter, loadLibrary, loadPlantStore, runConformance } from './_run.ts';
 
 const which = process.argv[2] ?? 'lib';
@@ -18,7 +19,7 @@ console.log(label);
 const direct = await runConformance(lib, `${label} direct`);
 const router = createHandlerRouter();
 const server = await serve({ fetch: router.fetch, port: 0, host: '127.0.0.1', onError: () => {} });
-const overHttp = await runConformance(
+const overHttpRun = await runConformance(
   lib,
   `${label} over HTTP`,
   router.transport(server.url),
@@ -26,4 +27,17 @@ const overHttp = await runConformance(
 );
 await server.close();
 
-process.exitCode = direct.failed + overHttp.failed === 0 ? 0 : 1;
+const client = await loadLibrary<ClientLibrary>(which, 'client');
+const clientDirect = await runClientChecks(lib, client, `${label} client in-process`, inProcess);
+const clientOverHttp = await runClientChecks(
+  lib,
+  client,
+  `${label} client over HTTP`,
+  overHttp(async (handler) => {
+    const served = await serve({ fetch: handler, port: 0, host: '127.0.0.1', onError: () => {} });
+    return { origin: served.url, close: () => served.close() };
+  }),
+);
+
+const failed = [direct, overHttpRun, clientDirect, clientOverHttp].some((run) => run.failed > 0);
+process.exitCode = failed ? 1 : 0;

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from '../../lib/index.ts';
 import { assertMatchesOpenApi } from './openapi.ts';
 
 /** The token the fake verifier accepts. */
@@ -98,4 +99,27 @@ export function spy<A extends unknown[], R>(impl: (...args: A) => R): Spy<A, R> 
     return impl(...args);
   };
   return Object.assign(fn, { calls });
+}
+
+/**
+ * A repository over a `Map` a test reads back to see exactly which plants were stored; `first`,
+ * when given, is awaited by the first create before it stores (a create that lands late).
+ */
+export function mapRepository(first?: () => Promise<void>) {
+  const plants = new Map<bigint, Plant>();
+  let calls = 0;
+  const repository: PlantRepository = {
+    async create(plant: NewPlant): Promise<CreatePlantOutcome> {
+      calls += 1;
+      if (calls === 1 && first !== undefined) await first();
+      const existing = plants.get(plant.id);
+      if (existing !== undefined) return { created: false, existing };
+      plants.set(
+        plant.id,
+        plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },
+      );
+      return { created: true };
+    },
+  };
+  return { repository, plants, calls: () => calls };
 }
