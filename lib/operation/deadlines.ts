@@ -19,6 +19,13 @@ export interface Deadline {
 /** Starts deadlines that all have the same timeout; see `createDeadlines`. */
 export type StartDeadline = (subject: Expiring) => Deadline;
 
+// Workers settle a promise only inside the request that made it, and a timer belongs to its
+// request: a timer shared by creates would expire one create from another's request. Workers
+// are told apart by their user agent, as jose does (panva/jose#355).
+const TIMER_PER_REQUEST =
+  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent ===
+  'Cloudflare-Workers';
+
 /**
  * Creates a store's deadlines, all on one timer: `start(subject)` calls `subject.expire()`
  * `timeoutMs` from now unless the returned deadline is stopped first.
@@ -29,7 +36,8 @@ export type StartDeadline = (subject: Expiring) => Deadline;
  *
  * Most creates end within the event-loop turn that read them, so an emptied queue keeps its
  * timer and only unrefs it: an idle store does not hold the process open, and while a create is
- * in flight the timer does, so even a collaborator that waits on nothing gets its `503`.
+ * in flight the timer does, so even a collaborator that waits on nothing gets its `503`. On
+ * Cloudflare Workers each deadline has a timer of its own.
  *
  * @param timeoutMs The timeout of every deadline, in milliseconds.
  * @returns The function that starts a deadline.
@@ -41,6 +49,12 @@ export type StartDeadline = (subject: Expiring) => Deadline;
  * ```
  */
 export function createDeadlines(timeoutMs: number): StartDeadline {
+  if (TIMER_PER_REQUEST) {
+    return (subject) => {
+      const timer = setTimeout(() => subject.expire(), timeoutMs);
+      return { stop: () => clearTimeout(timer) };
+    };
+  }
   let oldest: Entry | undefined;
   let newest: Entry | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;

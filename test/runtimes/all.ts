@@ -1,8 +1,8 @@
 /**
- * The cross-runtime run: `deno check lib/index.ts lib/testing.ts lib/client.ts`, then the contract's case list
- * on Node 20 (this Node, through tsx), Node 22 and 24, Deno and Bun (all four from `versions/`,
- * see `binaries.ts`), one after the other, and the conformance kit under `Deno.test` and
- * `bun test`. `npm run test:runtimes [-- dist]`; the argument picks
+ * The cross-runtime run: `deno check lib/index.ts lib/testing.ts lib/client.ts`, then the
+ * contract's case list and the client's checks on Node 20 (this Node, through tsx), Node 22 and
+ * 24, Deno, Bun and Cloudflare's workerd (all five from `versions/`, see `binaries.ts`), one
+ * after the other, and the conformance kit under `Deno.test` and `bun test`. `npm run test:runtimes [-- dist]`; the argument picks
  * the library (`lib`, the default, or the built `dist`). Everything runs from what `npm ci`
  * installed: nothing is downloaded. Exits 1 when any run fails.
  *
@@ -44,6 +44,12 @@ const runs: Array<{ label: string; command: string; args: string[] }> = [
     ],
   },
   { label: 'Bun', command: runtimeBinaries.bun, args: ['test/runtimes/bun.ts', which] },
+  // Workers are driven from this Node: it bundles them, starts workerd and calls them.
+  {
+    label: 'Cloudflare workerd',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'test/runtimes/workerd.ts', which],
+  },
   // plant-store/testing's register helpers in each runtime's own runner (on lib/).
   {
     label: 'Deno.test with plant-store/testing',

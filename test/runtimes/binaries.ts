@@ -1,6 +1,6 @@
 /**
  * Where the runtimes the cross-runtime run uses are, besides the Node that runs this file: Node
- * 22 and 24, Deno and Bun, all from the runtimes' own package (`versions/`, installed by
+ * 22 and 24, Deno, Bun and workerd, all from the runtimes' own package (`versions/`, installed by
  * `npm run install:runtimes`), never from the main install.
  *
  * @module
@@ -17,6 +17,8 @@ export const runtimeBinaries = {
   node24: `${VERSIONS}node24/bin/node`,
   deno: `${VERSIONS}deno/deno`,
   bun: `${VERSIONS}bun/bin/bun.exe`,
+  // The binary the workerd package's optional platform package ships (no install script needed).
+  workerd: `${VERSIONS}@cloudflare/workerd-linux-64/bin/workerd`,
 } as const;
 
 /** The name of one of the runtimes besides the system Node. */
