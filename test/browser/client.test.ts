@@ -1,0 +1,153 @@
+/**
+ * `plant-store/client` in a real browser: Debian's Chromium, driven by playwright-core, loads a
+ * page of one local origin that imports the client (bundled by esbuild, as an app would) and
+ * creates plants in a store of another origin with CORS on. The repository then holds exactly
+ * the ids the page sent, 2^63-1 and 2^63-2, which no `number` can tell apart.
+ *
+ * Skipped, saying why, without `/usr/bin/chromium` or this folder's package (`npm ci --prefix
+ * test/browser`).
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { BrowserContext, Page } from 'playwright-core';
+import { createCors } from '../../lib/cors.ts';
+import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+import { type ServeHandle, serve } from '../../lib/node.ts';
+import { withDeadline } from '../support/node-helpers.ts';
+import { mapRepository } from '../support/web-fakes.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TOKEN = 'browser-client-token';
+const PLAYWRIGHT = fileURLToPath(
+  new URL('./node_modules/playwright-core/package.json', import.meta.url),
+);
+const skip = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
+  : !existsSync(PLAYWRIGHT)
+    ? 'playwright-core is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
+    : false;
+
+/** What the page's `createPlant` gave: the Plant, or the error's name, status and fields. */
+type Outcome =
+  | { plant: unknown }
+  | { error: { name: string; code?: string; status?: number; requestId?: string } };
+
+describe('plant-store/client in Chromium', { skip }, () => {
+  const { repository, plants } = mapRepository();
+  const outside: string[] = [];
+  let page: Server;
+  let api: ServeHandle;
+  let context: BrowserContext;
+  let userDataDir: string;
+  let appOrigin: string;
+
+  before(async () => {
+    const bundled = await build({
+      entryPoints: [fileURLToPath(new URL('../../lib/client.ts', import.meta.url))],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      logLevel: 'error',
+    });
+    const script = bundled.outputFiles[0]?.text ?? '';
+    page = createServer((request, response) => {
+      if (request.url === '/client.js') {
+        response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+        response.end(script);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<!doctype html><title>a plant app</title><p>a plant app</p>');
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    appOrigin = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
+    const store = createPlantStore({
+      repository,
+      verifier: createStaticTokenVerifier([TOKEN]),
+      cors: createCors({ origins: [appOrigin] }),
+    });
+    api = await serve({ fetch: store.fetch, port: 0, host: '127.0.0.1', requestIds: true });
+    const { chromium } = await import('playwright-core');
+    userDataDir = mkdtempSync(join(tmpdir(), 'plant-store-chromium-client-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
+    context.on('request', (request) => {
+      if (new URL(request.url()).hostname !== '127.0.0.1') outside.push(request.url());
+    });
+  });
+
+  after(async () => {
+    await context?.close();
+    await api?.close();
+    page?.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    assert.deepEqual(outside, [], 'the browser made requests that left 127.0.0.1');
+  });
+
+  /** Creates a plant from the page; the id is a decimal string turned into a BigInt there. */
+  function createFrom(tab: Page, id: string, name: string): Promise<Outcome> {
+    return tab.evaluate(
+      async ({ api, token, id, name }): Promise<Outcome> => {
+        const { createPlantClient } = await import('/client.js' as string);
+        const client = createPlantClient({ baseUrl: api, token });
+        try {
+          return { plant: await client.createPlant({ id: BigInt(id), name }) };
+        } catch (error) {
+          const { name, code, status, requestId } = error as {
+            name: string;
+            code?: string;
+            status?: number;
+            requestId?: string;
+          };
+          return { error: { name, code, status, requestId } };
+        }
+      },
+      { api: api.url, token: TOKEN, id, name },
+    );
+  }
+
+  it('stores ids 2^63-1 and 2^63-2 exactly when a page of another origin creates them', async () => {
+    const tab = await context.newPage();
+    await tab.goto(appOrigin);
+    const top = await withDeadline(createFrom(tab, '9223372036854775807', 'Monstera'), '2^63-1');
+    const next = await withDeadline(createFrom(tab, '9223372036854775806', 'Fern'), '2^63-2');
+    assert.deepEqual(top, { plant: { name: 'Monstera' } });
+    assert.deepEqual(next, { plant: { name: 'Fern' } });
+    assert.deepEqual(
+      [...plants],
+      [
+        [9223372036854775807n, { name: 'Monstera' }],
+        [9223372036854775806n, { name: 'Fern' }],
+      ],
+    );
+  });
+
+  it('rejects a changed plant with a status error that carries the request id the server exposed', async () => {
+    const tab = await context.newPage();
+    await tab.goto(appOrigin);
+    const outcome = await withDeadline(
+      createFrom(tab, '9223372036854775807', 'Fern'),
+      'the conflict',
+    );
+    assert.ok('error' in outcome, JSON.stringify(outcome));
+    assert.equal(outcome.error.name, 'PlantStatusError');
+    assert.equal(outcome.error.code, 'ERR_STATUS');
+    assert.equal(outcome.error.status, 409);
+    assert.match(outcome.error.requestId ?? '', /^.{1,200}$/);
+  });
+});
