@@ -55,8 +55,8 @@ function snippetsOf(document: string, text: string): Snippet[] {
 }
 
 /**
- * The globals the Deno and Bun snippets use, as far as they use them: the project type-checks
- * with Node's types, and Deno's and Bun's own are not installed. Likewise the test functions
+ * The globals the Deno, Bun and Workers snippets use, as far as they use them: the project
+ * type-checks with Node's types, and Deno's, Bun's and Workers' own are not installed. Likewise the test functions
  * of the runners the conformance kit's snippets register with.
  */
 const RUNTIME_GLOBALS = `
@@ -81,6 +81,9 @@ declare module 'vitest' {
 }
 declare module '@jest/globals' {
   export const it: RegisteredTest;
+}
+declare module 'cloudflare:workers' {
+  export const env: { readonly API_TOKEN: string; readonly DATABASE_URL: string };
 }
 `;
 
