@@ -8,14 +8,8 @@
 
 export { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_RETRY } from './client/client-options.ts';
 export { createPlantClient } from './client/create-plant-client.ts';
-export type { AnswerFacts, PlantClientErrorCode } from './client/errors.ts';
-export {
-  PlantClientError,
-  PlantNetworkError,
-  PlantResponseError,
-  PlantStatusError,
-  PlantTimeoutError,
-} from './client/errors.ts';
+export { PlantClientError } from './client/plant-client-error.ts';
+export type { PlantClientErrorCode, PlantClientErrorDetails } from './client/plant-client-error.ts';
 export type {
   CreatePlantClientOptions,
   CreatePlantOptions,

@@ -20,20 +20,14 @@ import {
   OPTION_NAMES,
   plantsUrl,
 } from './client-options.ts';
-import {
-  PlantClientError,
-  PlantNetworkError,
-  PlantResponseError,
-  PlantStatusError,
-  PlantTimeoutError,
-} from './errors.ts';
+import { PlantClientError } from './plant-client-error.ts';
 import { plantJson } from './plant-json.ts';
 import { readAnswer } from './read-answer.ts';
 import type { CreatePlantClientOptions, CreatePlantOptions, PlantClient } from './types.ts';
 
 const CALL_NAMES = ['signal'];
 /** The statuses a proxy or the store answers when a later try may succeed. */
-const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+const RETRIED_STATUSES = new Set<number | undefined>([429, 502, 503, 504]);
 const encoder = new TextEncoder();
 
 /**
@@ -43,8 +37,8 @@ const encoder = new TextEncoder();
  * A failed connection and `429`, `502`, `503` and `504` are retried (see `RetryOptions`): the
  * same plant again is a replay, so a create whose answer was lost is never stored twice. Any
  * other answer is final: `409` (another plant has the id) and every other `4xx` reject at once.
- * Errors: `PlantStatusError` for an Error body, `PlantResponseError` for an answer outside the
- * contract, `PlantNetworkError`, `PlantTimeoutError`; an abort rejects with the signal's reason.
+ * It rejects with a `PlantClientError` whose `code` says why; an abort rejects with the signal's
+ * reason.
  *
  * @param options Where the API is, the token, and optionally `fetch`, `retry`, `timeoutMs`.
  * @returns The client.
@@ -93,21 +87,20 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
     outer: AbortSignal | undefined,
     deadline: number,
   ): Promise<Plant> {
-    const sent = { count: 0 };
     let failure: unknown;
     let wait = 0;
     for (let attempts = 1; ; attempts += 1) {
       try {
         if (attempts > 1) await sleep(wait, inner);
-        return await attempt(body, sent, inner);
+        return await attempt(body, inner);
       } catch (error) {
         if (outer?.aborted) throw outer.reason;
         if (inner.aborted) {
           const cause = error === inner.reason ? failure : error;
-          throw new PlantTimeoutError(
+          throw new PlantClientError(
+            'ERR_CLIENT_TIMEOUT',
             `POST ${url} had no answer within ${timeoutMs} ms`,
-            sent.count,
-            cause === undefined ? undefined : { cause },
+            cause === undefined ? {} : { cause },
           );
         }
         const next = attempts < retry.attempts ? waitFor(error, attempts) : undefined;
@@ -120,21 +113,16 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
 
   /** The wait before retrying after `error` on attempt `attempts`; `undefined`: final. */
   function waitFor(error: unknown, attempts: number): number | undefined {
-    const answered = error instanceof PlantStatusError || error instanceof PlantResponseError;
-    if (!answered && !(error instanceof PlantNetworkError)) return undefined;
-    if (answered && !RETRIED_STATUSES.has(error.status)) return undefined;
+    if (!(error instanceof PlantClientError)) return undefined;
+    if (error.code !== 'ERR_NETWORK' && !RETRIED_STATUSES.has(error.status)) return undefined;
     const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempts - 1));
     const jittered = backoff / 2 + (Math.random() * backoff) / 2;
-    if (!answered || error.retryAfter === undefined) return jittered;
+    if (error.retryAfter === undefined) return jittered;
     const asked = error.retryAfter * 1000;
     return asked > retry.maxDelayMs ? undefined : Math.max(asked, jittered);
   }
 
-  async function attempt(
-    body: Uint8Array<ArrayBuffer>,
-    sent: { count: number },
-    inner: AbortSignal,
-  ): Promise<Plant> {
+  async function attempt(body: Uint8Array<ArrayBuffer>, inner: AbortSignal): Promise<Plant> {
     const bearer = typeof token === 'string' ? token : await freshToken(token, inner);
     const request = new Request(url, {
       method: 'POST',
@@ -146,29 +134,26 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
       body,
       signal: inner,
     });
-    const attempts = (sent.count += 1);
     let response: unknown;
     try {
       // A fetch that throws synchronously fails this attempt like one that rejects.
       response = await untilAborted((async () => send(request))(), inner);
     } catch (error) {
-      throw inner.aborted ? error : networkError(error, attempts);
+      throw inner.aborted ? error : networkError(error);
     }
     if (!isResponse(response)) {
       throw new TypeError(`createPlant: fetch resolved to ${kind(response)}, not a Response`);
     }
     try {
-      return await readAnswer(response, body.byteLength, attempts, inner);
+      return await readAnswer(response, body.byteLength, inner);
     } catch (error) {
       // A body cut off midway is a failed connection too.
-      throw error instanceof PlantClientError || inner.aborted
-        ? error
-        : networkError(error, attempts);
+      throw error instanceof PlantClientError || inner.aborted ? error : networkError(error);
     }
   }
 
-  function networkError(error: unknown, attempts: number): PlantNetworkError {
-    return new PlantNetworkError(`POST ${url} failed: ${messageOf(error)}`, attempts, {
+  function networkError(error: unknown): PlantClientError {
+    return new PlantClientError('ERR_NETWORK', `POST ${url} failed: ${messageOf(error)}`, {
       cause: error,
     });
   }

@@ -1,13 +1,13 @@
 /**
  * One answer to `POST /plants`, read as the contract says it may be: a Plant on success, the
- * Error body otherwise, anything else a `PlantResponseError`. The body is read up to a cap.
+ * Error body otherwise, anything else an `ERR_UNEXPECTED_RESPONSE`. The body is read up to a cap.
  *
  * @module
  */
 
 import type { ErrorBody, Plant } from '../types.ts';
-import { type AnswerFacts, PlantResponseError, PlantStatusError } from './errors.ts';
 import { untilAborted } from './abortable.ts';
+import { PlantClientError } from './plant-client-error.ts';
 
 /** The most of an answer read: a Plant echoes the request, so twice its size if that is more. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -17,33 +17,30 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
  *
  * @param response The answer.
  * @param sentBytes The request body's size, which the Plant echoes.
- * @param attempts How many requests were sent so far.
  * @param signal Stops the read.
  * @returns The Plant, with only its declared fields.
- * @throws {PlantStatusError} For an error status with the Error body.
- * @throws {PlantResponseError} For any answer the contract does not allow.
+ * @throws {PlantClientError} `ERR_STATUS` for an error status with the Error body,
+ *   `ERR_UNEXPECTED_RESPONSE` for any answer the contract does not allow.
  * @example
  * ```ts
- * const plant = await readAnswer(response, body.length, 1, signal);
+ * const plant = await readAnswer(response, body.length, signal);
  * ```
  */
 export async function readAnswer(
   response: Response,
   sentBytes: number,
-  attempts: number,
   signal: AbortSignal,
 ): Promise<Plant> {
-  const facts: AnswerFacts = {
+  const facts = {
     status: response.status,
     requestId: response.headers.get('x-request-id') ?? undefined,
     retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
-    attempts,
   };
   const refuse = (why: string, cause?: unknown) =>
-    new PlantResponseError(
+    new PlantClientError(
+      'ERR_UNEXPECTED_RESPONSE',
       `the answer to POST /plants (${facts.status}) ${why}`,
-      facts,
-      cause === undefined ? undefined : { cause },
+      cause === undefined ? facts : { ...facts, cause },
     );
   const cap = Math.max(MAX_ANSWER_BYTES, 2 * sentBytes);
   const bytes = await readCapped(response, cap, signal, refuse);
@@ -58,7 +55,9 @@ export async function readAnswer(
     return value.tag === undefined ? { name: value.name } : { name: value.name, tag: value.tag };
   }
   if (ok) throw refuse('is not a Plant { name, tag? }');
-  if (isErrorBody(value)) throw new PlantStatusError(value, facts);
+  if (isErrorBody(value)) {
+    throw new PlantClientError('ERR_STATUS', value.message, { ...facts, error: value.error });
+  }
   throw refuse('is not an Error body { error, message }');
 }
 
@@ -67,7 +66,7 @@ async function readCapped(
   response: Response,
   cap: number,
   signal: AbortSignal,
-  refuse: (why: string) => PlantResponseError,
+  refuse: (why: string) => PlantClientError,
 ): Promise<Uint8Array> {
   const tooLarge = `is over ${cap} bytes`;
   if (Number(response.headers.get('content-length')) > cap) {

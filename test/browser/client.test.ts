@@ -145,7 +145,7 @@ describe('plant-store/client in Chromium', { skip }, () => {
       'the conflict',
     );
     assert.ok('error' in outcome, JSON.stringify(outcome));
-    assert.equal(outcome.error.name, 'PlantStatusError');
+    assert.equal(outcome.error.name, 'PlantClientError');
     assert.equal(outcome.error.code, 'ERR_STATUS');
     assert.equal(outcome.error.status, 409);
     assert.match(outcome.error.requestId ?? '', /^.{1,200}$/);

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  createPlantClient,
-  PlantClientError,
-  PlantResponseError,
-  PlantStatusError,
-} from '../../lib/client.ts';
+import { createPlantClient, PlantClientError } from '../../lib/client.ts';
 import { errorAnswer, scriptedFetch } from '../support/client-helpers.ts';
 import { TOKEN } from '../support/fakes.ts';
 import { listen } from '../support/node-helpers.ts';
@@ -37,7 +32,6 @@ describe('createPlant answers', () => {
   it('rejects with the status, the Error body, the request id and Retry-After when the server answers an error', async () => {
     const { client } = clientOf(errorAnswer(400, { 'x-request-id': 'req-7', 'retry-after': '30' }));
     const error = await refusal(client.createPlant(PLANT));
-    assert.ok(error instanceof PlantStatusError);
     assert.deepEqual(
       {
         code: error.code,
@@ -47,17 +41,15 @@ describe('createPlant answers', () => {
         message: error.message,
         requestId: error.requestId,
         retryAfter: error.retryAfter,
-        attempts: error.attempts,
       },
       {
         code: 'ERR_STATUS',
-        name: 'PlantStatusError',
+        name: 'PlantClientError',
         status: 400,
         error: 400,
         message: 'status 400',
         requestId: 'req-7',
         retryAfter: 30,
-        attempts: 1,
       },
     );
   });
@@ -76,7 +68,6 @@ describe('createPlant answers', () => {
     for (const [body, message] of bodies) {
       const { client, requests } = clientOf(new Response(body, { status: 200 }));
       const error = await refusal(client.createPlant(PLANT));
-      assert.ok(error instanceof PlantResponseError);
       assert.equal(error.code, 'ERR_UNEXPECTED_RESPONSE');
       assert.equal(error.status, 200);
       assert.match(error.message, message);
@@ -94,7 +85,7 @@ describe('createPlant answers', () => {
       new Response('<h1>Forbidden</h1>', { status: 403, headers: { 'x-request-id': 'r1' } }),
     );
     const error = await refusal(client.createPlant(PLANT));
-    assert.ok(error instanceof PlantResponseError);
+    assert.equal(error.code, 'ERR_UNEXPECTED_RESPONSE');
     assert.equal(error.status, 403);
     assert.equal(error.requestId, 'r1');
     assert.match(error.message, /\(403\) is not UTF-8 JSON/);
@@ -140,7 +131,7 @@ describe('createPlant answers', () => {
     try {
       const client = createPlantClient({ baseUrl: server.url, token: TOKEN });
       const error = await refusal(client.createPlant(PLANT));
-      assert.ok(error instanceof PlantResponseError);
+      assert.equal(error.code, 'ERR_UNEXPECTED_RESPONSE');
       assert.match(error.message, /is over 1048576 bytes/);
       assert.ok(written < 16 * 1024 * 1024, `the server wrote ${written} bytes`);
     } finally {

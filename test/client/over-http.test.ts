@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { createPlantClient, PlantNetworkError } from '../../lib/client.ts';
+import { createPlantClient, PlantClientError } from '../../lib/client.ts';
 import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
 import { serve } from '../../lib/node.ts';
 import { cuttingProxy } from '../support/client-helpers.ts';
@@ -58,8 +58,8 @@ describe('createPlant over real sockets', () => {
       client.createPlant({ id: TOP, name: 'Monstera' }).catch((e: unknown) => e),
       'the create',
     );
-    assert.ok(error instanceof PlantNetworkError, String(error));
-    assert.equal(error.attempts, 4);
+    assert.ok(error instanceof PlantClientError, String(error));
+    assert.equal(error.code, 'ERR_NETWORK');
     assert.equal(proxy.cuts(), 4);
     assert.deepEqual([...plants], [[TOP, { name: 'Monstera' }]]);
   });

@@ -5,8 +5,7 @@ import {
   type ErrorBody,
   type NewPlant,
   type Plant,
-  PlantResponseError,
-  PlantStatusError,
+  PlantClientError,
 } from '../../lib/client.ts';
 import { createPlantStore, createStaticTokenVerifier, openApiDocument } from '../../lib/index.ts';
 import { errorAnswer, scriptedFetch } from '../support/client-helpers.ts';
@@ -70,9 +69,16 @@ describe("plant-store/client's types", () => {
         assert.deepEqual(outcome, { name: 'Fern' });
         continue;
       }
-      assert.ok(outcome instanceof PlantStatusError, `${status}: ${String(outcome)}`);
-      assert.equal(outcome.status, status);
-      assert.deepEqual(outcome.body, { error: status, message: `status ${status}` });
+      assert.ok(outcome instanceof PlantClientError, `${status}: ${String(outcome)}`);
+      assert.deepEqual(
+        {
+          code: outcome.code,
+          status: outcome.status,
+          error: outcome.error,
+          message: outcome.message,
+        },
+        { code: 'ERR_STATUS', status, error: status, message: `status ${status}` },
+      );
     }
   });
 
@@ -82,7 +88,10 @@ describe("plant-store/client's types", () => {
     for (const body of [{ error: 400 }, { message: 'no status' }, { error: '400', message: 'x' }]) {
       const { fetch } = scriptedFetch(Response.json(body, { status: 400 }));
       const client = createPlantClient({ baseUrl: 'http://127.0.0.1:1', token: 't', fetch });
-      await assert.rejects(client.createPlant({ id: 1n, name: 'Fern' }), PlantResponseError);
+      await assert.rejects(client.createPlant({ id: 1n, name: 'Fern' }), {
+        name: 'PlantClientError',
+        code: 'ERR_UNEXPECTED_RESPONSE',
+      });
     }
   });
 });

@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import pg from 'pg';
-import { createPlantClient, PlantStatusError } from '../../lib/client.ts';
+import { createPlantClient, PlantClientError } from '../../lib/client.ts';
 import { ensurePlantTable } from '../../lib/postgres.ts';
 import { runtimeBinary } from './binaries.ts';
 
@@ -182,7 +182,7 @@ async function checkExample(port: number, date: string): Promise<number> {
     const conflict = await client
       .createPlant({ id: top.id, name: 'Fern' })
       .catch((error: unknown) => error);
-    if (!(conflict instanceof PlantStatusError) || conflict.status !== 409) {
+    if (!(conflict instanceof PlantClientError) || conflict.status !== 409) {
       throw new Error(`a changed plant under 2^63-1 was not refused: ${String(conflict)}`);
     }
     console.log(`${label}: 1 passed, 0 failed`);
