@@ -6,35 +6,24 @@
  */
 
 /**
- * Settles as `promise` does, or rejects with the signal's reason as soon as it fires.
+ * Settles as `value` does, or rejects with the signal's reason as soon as it fires.
  *
- * @param promise What is waited for.
+ * @param value What is waited for.
  * @param signal Stops the wait.
- * @returns The promise's value.
+ * @returns The value.
  * @example
  * ```ts
- * const response = await untilAborted(fetch(request), signal);
+ * const response = await abortable(fetch(request), signal);
  * ```
  */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    // The abandoned promise may still reject: nobody waits for it any more.
-    promise.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
+export function abortable<T>(value: T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop);
+    Promise.resolve(value)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', stop));
+    if (signal.aborted) stop();
   });
 }
 
@@ -53,5 +42,5 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   const waited = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);
   });
-  return untilAborted(waited, signal).finally(() => clearTimeout(timer));
+  return abortable(waited, signal).finally(() => clearTimeout(timer));
 }

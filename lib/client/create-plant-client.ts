@@ -6,7 +6,7 @@
  */
 
 import type { NewPlant, Plant, PlantIdInput } from '../types.ts';
-import { sleep, untilAborted } from './abortable.ts';
+import { abortable, sleep } from './abortable.ts';
 import {
   B64TOKEN,
   checkFetch,
@@ -15,7 +15,6 @@ import {
   checkRetry,
   checkToken,
   DEFAULT_CLIENT_TIMEOUT_MS,
-  isSignal,
   kind,
   OPTION_NAMES,
   plantsUrl,
@@ -62,49 +61,29 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
 
   async function createPlant(plant: NewPlant<PlantIdInput>, call: CreatePlantOptions = {}) {
     checkNames('createPlant', call, CALL_NAMES);
-    const signal = call.signal;
-    if (signal !== undefined && !isSignal(signal)) {
-      throw new TypeError('createPlant: signal must be an AbortSignal');
-    }
     const body = encoder.encode(plantJson(plant));
-    if (signal?.aborted) throw signal.reason;
-    // One signal for every attempt and wait: it fires on the caller's abort and at the deadline.
-    const controller = new AbortController();
-    const follow = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', follow, { once: true });
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      return await attemptUntilFinal(body, controller.signal, signal, Date.now() + timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', follow);
-    }
-  }
-
-  async function attemptUntilFinal(
-    body: Uint8Array<ArrayBuffer>,
-    inner: AbortSignal,
-    outer: AbortSignal | undefined,
-    deadline: number,
-  ): Promise<Plant> {
+    // One signal for every attempt and wait: the caller's abort or the deadline, whichever first.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const caller = call.signal;
+    const signal = caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
+    const giveUpAt = Date.now() + timeoutMs;
     let failure: unknown;
     let wait = 0;
     for (let attempts = 1; ; attempts += 1) {
       try {
-        if (attempts > 1) await sleep(wait, inner);
-        return await attempt(body, inner);
+        if (attempts > 1) await sleep(wait, signal);
+        return await attempt(body, signal);
       } catch (error) {
-        if (outer?.aborted) throw outer.reason;
-        if (inner.aborted) {
-          const cause = error === inner.reason ? failure : error;
+        caller?.throwIfAborted();
+        if (signal.aborted) {
           throw new PlantClientError(
             'ERR_CLIENT_TIMEOUT',
             `POST ${url} had no answer within ${timeoutMs} ms`,
-            cause === undefined ? {} : { cause },
+            { cause: failure },
           );
         }
         const next = attempts < retry.attempts ? waitFor(error, attempts) : undefined;
-        if (next === undefined || Date.now() + next >= deadline) throw error;
+        if (next === undefined || Date.now() + next >= giveUpAt) throw error;
         failure = error;
         wait = next;
       }
@@ -122,8 +101,9 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
     return asked > retry.maxDelayMs ? undefined : Math.max(asked, jittered);
   }
 
-  async function attempt(body: Uint8Array<ArrayBuffer>, inner: AbortSignal): Promise<Plant> {
-    const bearer = typeof token === 'string' ? token : await freshToken(token, inner);
+  async function attempt(body: Uint8Array<ArrayBuffer>, signal: AbortSignal): Promise<Plant> {
+    signal.throwIfAborted();
+    const bearer = typeof token === 'string' ? token : await freshToken(token, signal);
     const request = new Request(url, {
       method: 'POST',
       headers: {
@@ -132,30 +112,28 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
         'content-type': 'application/json',
       },
       body,
-      signal: inner,
+      signal,
     });
-    let response: unknown;
+    let response: Response;
     try {
-      // A fetch that throws synchronously fails this attempt like one that rejects.
-      response = await untilAborted((async () => send(request))(), inner);
+      // Inside the try: a fetch that throws synchronously fails this attempt like one that rejects.
+      response = await abortable(send(request), signal);
     } catch (error) {
-      throw inner.aborted ? error : networkError(error);
+      throw signal.aborted ? error : networkError(error);
     }
-    if (!isResponse(response)) {
+    if (typeof response?.status !== 'number') {
       throw new TypeError(`createPlant: fetch resolved to ${kind(response)}, not a Response`);
     }
     try {
-      return await readAnswer(response, body.byteLength, inner);
+      return await readAnswer(response, body.byteLength, signal);
     } catch (error) {
       // A body cut off midway is a failed connection too.
-      throw error instanceof PlantClientError || inner.aborted ? error : networkError(error);
+      throw error instanceof PlantClientError || signal.aborted ? error : networkError(error);
     }
   }
 
-  function networkError(error: unknown): PlantClientError {
-    return new PlantClientError('ERR_NETWORK', `POST ${url} failed: ${messageOf(error)}`, {
-      cause: error,
-    });
+  function networkError(cause: unknown): PlantClientError {
+    return new PlantClientError('ERR_NETWORK', `POST ${url} failed`, { cause });
   }
 
   return { createPlant };
@@ -164,27 +142,13 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
 /** The bearer token a token function hands over, checked. */
 async function freshToken(
   token: () => string | Promise<string>,
-  inner: AbortSignal,
+  signal: AbortSignal,
 ): Promise<string> {
-  const value = await untilAborted((async () => token())(), inner);
+  const value = await abortable(token(), signal);
   if (typeof value !== 'string' || !B64TOKEN.test(value)) {
     throw new TypeError(
       `createPlantClient: token() handed over ${typeof value === 'string' ? 'a string that is not' : kind(value) + ', not'} a bearer token (RFC 6750 b64token)`,
     );
   }
   return value;
-}
-
-function isResponse(value: unknown): value is Response {
-  const response = value as Response | null;
-  return (
-    typeof response === 'object' &&
-    response !== null &&
-    typeof response.status === 'number' &&
-    typeof response.headers?.get === 'function'
-  );
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,7 +6,7 @@
  */
 
 import type { ErrorBody, Plant } from '../types.ts';
-import { untilAborted } from './abortable.ts';
+import { abortable } from './abortable.ts';
 import { PlantClientError } from './plant-client-error.ts';
 
 /** The most of an answer read: a Plant echoes the request, so twice its size if that is more. */
@@ -79,7 +79,7 @@ async function readCapped(
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await untilAborted(reader.read(), signal);
+      const { done, value } = await abortable(reader.read(), signal);
       if (done) break;
       size += value.byteLength;
       if (size > cap) throw refuse(tooLarge);
