@@ -5,12 +5,13 @@
  * @module
  */
 
-import type { ErrorBody, Plant } from '../types.ts';
+import type { Plant } from '../types.ts';
 import { abortable } from './abortable.ts';
 import { PlantClientError } from './plant-client-error.ts';
 
 /** The most of an answer read: a Plant echoes the request, so twice its size if that is more. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Reads an answer: the Plant of a `2xx`, or throws the error it stands for.
@@ -31,75 +32,63 @@ export async function readAnswer(
   sentBytes: number,
   signal: AbortSignal,
 ): Promise<Plant> {
-  const facts = {
+  const answer = {
     status: response.status,
     requestId: response.headers.get('x-request-id') ?? undefined,
     retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
   };
-  const refuse = (why: string, cause?: unknown) =>
+  const refuse = (why: string) =>
     new PlantClientError(
       'ERR_UNEXPECTED_RESPONSE',
-      `the answer to POST /plants (${facts.status}) ${why}`,
-      cause === undefined ? facts : { ...facts, cause },
+      `the answer to POST /plants (${answer.status}) ${why}`,
+      answer,
     );
   const cap = Math.max(MAX_ANSWER_BYTES, 2 * sentBytes);
-  const bytes = await readCapped(response, cap, signal, refuse);
+  const bytes = await readCapped(response, cap, signal);
+  if (bytes === undefined) throw refuse(`is over ${cap} bytes`);
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (error) {
-    throw refuse('is not UTF-8 JSON', error);
+    value = JSON.parse(decoder.decode(bytes));
+  } catch {
+    throw refuse('is not UTF-8 JSON');
   }
-  const ok = facts.status >= 200 && facts.status < 300;
-  if (ok && isPlant(value)) {
-    return value.tag === undefined ? { name: value.name } : { name: value.name, tag: value.tag };
+  const { name, tag, error, message } = (value ?? {}) as Record<string, unknown>;
+  if (response.ok) {
+    if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
+      throw refuse('is not a Plant { name, tag? }');
+    }
+    return tag === undefined ? { name } : { name, tag };
   }
-  if (ok) throw refuse('is not a Plant { name, tag? }');
-  if (isErrorBody(value)) {
-    throw new PlantClientError('ERR_STATUS', value.message, { ...facts, error: value.error });
+  if (!Number.isInteger(error) || typeof message !== 'string') {
+    throw refuse('is not an Error body { error, message }');
   }
-  throw refuse('is not an Error body { error, message }');
+  throw new PlantClientError('ERR_STATUS', message, { ...answer, error: error as number });
 }
 
-/** The body's bytes, refused past `cap` without reading further. */
+/** The body's bytes, or `undefined` past `cap` (declared or read), the rest cancelled unread. */
 async function readCapped(
   response: Response,
   cap: number,
   signal: AbortSignal,
-  refuse: (why: string) => PlantClientError,
-): Promise<Uint8Array> {
-  const tooLarge = `is over ${cap} bytes`;
-  if (Number(response.headers.get('content-length')) > cap) {
-    await response.body?.cancel().catch(() => {});
-    throw refuse(tooLarge);
-  }
-  if (response.body === null) return new Uint8Array(0);
+): Promise<ArrayBuffer | undefined> {
+  if (response.body === null) return new ArrayBuffer(0);
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   try {
+    if (Number(response.headers.get('content-length')) > cap) return undefined;
     for (;;) {
       const { done, value } = await abortable(reader.read(), signal);
-      if (done) break;
+      if (done) return await new Blob(chunks).arrayBuffer();
       size += value.byteLength;
-      if (size > cap) throw refuse(tooLarge);
+      if (size > cap) return undefined;
       chunks.push(value);
     }
-  } catch (error) {
+  } finally {
+    // Stops a body left unread (past the cap, or on an error); a no-op once it is done.
     reader.cancel().catch(() => {});
-    throw error;
   }
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
-
-const IMF_FIXDATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
  * `Retry-After` (RFC 9110 section 10.2.3) in seconds: a delay as sent, an HTTP date as the
@@ -112,27 +101,10 @@ const IMF_FIXDATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}
  * retryAfterSeconds('120'); // 120
  * ```
  */
-export function retryAfterSeconds(value: string | null): number | undefined {
+function retryAfterSeconds(value: string | null): number | undefined {
   if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  if (!IMF_FIXDATE.test(text)) return undefined;
-  const at = Date.parse(text);
+  if (/^\d+$/.test(value)) return Number(value);
+  // An HTTP date is in GMT; without the zone, Date.parse would read it as local time.
+  const at = value.endsWith(' GMT') ? Date.parse(value) : Number.NaN;
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isPlant(value: unknown): value is { name: string; tag?: string } {
-  return (
-    isRecord(value) &&
-    typeof value.name === 'string' &&
-    (value.tag === undefined || typeof value.tag === 'string')
-  );
-}
-
-function isErrorBody(value: unknown): value is ErrorBody {
-  return isRecord(value) && Number.isInteger(value.error) && typeof value.message === 'string';
 }
