@@ -6,7 +6,6 @@
  * @module
  */
 
-export { DEFAULT_CLIENT_TIMEOUT_MS, DEFAULT_RETRY } from './client/client-options.ts';
 export { createPlantClient } from './client/create-plant-client.ts';
 export { PlantClientError } from './client/plant-client-error.ts';
 export type { PlantClientErrorCode, PlantClientErrorDetails } from './client/plant-client-error.ts';

@@ -7,24 +7,12 @@
 
 import type { NewPlant, Plant, PlantIdInput } from '../types.ts';
 import { abortable, sleep } from './abortable.ts';
-import {
-  B64TOKEN,
-  checkFetch,
-  checkNames,
-  checkNumber,
-  checkRetry,
-  checkToken,
-  DEFAULT_CLIENT_TIMEOUT_MS,
-  kind,
-  OPTION_NAMES,
-  plantsUrl,
-} from './client-options.ts';
+import { checkNames, checkToken, clientSettings, kind } from './client-options.ts';
 import { PlantClientError } from './plant-client-error.ts';
 import { plantJson } from './plant-json.ts';
 import { readAnswer } from './read-answer.ts';
 import type { CreatePlantClientOptions, CreatePlantOptions, PlantClient } from './types.ts';
 
-const CALL_NAMES = ['signal'];
 /** The statuses a proxy or the store answers when a later try may succeed. */
 const RETRIED_STATUSES = new Set<number | undefined>([429, 502, 503, 504]);
 const encoder = new TextEncoder();
@@ -51,28 +39,23 @@ const encoder = new TextEncoder();
  * ```
  */
 export function createPlantClient(options: CreatePlantClientOptions): PlantClient {
-  checkNames('createPlantClient', options, OPTION_NAMES);
-  const url = plantsUrl(options.baseUrl);
-  const token = checkToken(options.token);
-  const send = checkFetch(options.fetch);
-  const retry = checkRetry(options.retry);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS;
-  checkNumber('timeoutMs', timeoutMs, 1);
+  const { url, token, fetch, attempts, baseDelayMs, maxDelayMs, timeoutMs } =
+    clientSettings(options);
 
   async function createPlant(plant: NewPlant<PlantIdInput>, call: CreatePlantOptions = {}) {
-    checkNames('createPlant', call, CALL_NAMES);
+    checkNames('createPlant', call, ['signal']);
     const body = encoder.encode(plantJson(plant));
     // One signal for every attempt and wait: the caller's abort or the deadline, whichever first.
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
     const caller = call.signal;
-    const signal = caller === undefined ? deadline : AbortSignal.any([caller, deadline]);
-    const giveUpAt = Date.now() + timeoutMs;
+    const signal = caller === undefined ? timeout : AbortSignal.any([caller, timeout]);
+    const deadline = Date.now() + timeoutMs;
     let failure: unknown;
     let wait = 0;
-    for (let attempts = 1; ; attempts += 1) {
+    for (let attempt = 1; ; attempt += 1) {
       try {
-        if (attempts > 1) await sleep(wait, signal);
-        return await attempt(body, signal);
+        if (attempt > 1) await sleep(wait, signal);
+        return await send(body, signal);
       } catch (error) {
         caller?.throwIfAborted();
         if (signal.aborted) {
@@ -82,28 +65,32 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
             { cause: failure },
           );
         }
-        const next = attempts < retry.attempts ? waitFor(error, attempts) : undefined;
-        if (next === undefined || Date.now() + next >= giveUpAt) throw error;
+        const next = waitFor(error, attempt);
+        if (next === undefined || Date.now() + next >= deadline) throw error;
         failure = error;
         wait = next;
       }
     }
   }
 
-  /** The wait before retrying after `error` on attempt `attempts`; `undefined`: final. */
-  function waitFor(error: unknown, attempts: number): number | undefined {
-    if (!(error instanceof PlantClientError)) return undefined;
+  /** The wait before retrying after `error` on attempt `attempt`; `undefined`: final. */
+  function waitFor(error: unknown, attempt: number): number | undefined {
+    if (attempt >= attempts || !(error instanceof PlantClientError)) return undefined;
     if (error.code !== 'ERR_NETWORK' && !RETRIED_STATUSES.has(error.status)) return undefined;
-    const backoff = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempts - 1));
+    const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
     const jittered = backoff / 2 + (Math.random() * backoff) / 2;
     if (error.retryAfter === undefined) return jittered;
     const asked = error.retryAfter * 1000;
-    return asked > retry.maxDelayMs ? undefined : Math.max(asked, jittered);
+    return asked > maxDelayMs ? undefined : Math.max(asked, jittered);
   }
 
-  async function attempt(body: Uint8Array<ArrayBuffer>, signal: AbortSignal): Promise<Plant> {
+  /** One attempt: one request, its answer read. */
+  async function send(body: Uint8Array<ArrayBuffer>, signal: AbortSignal): Promise<Plant> {
     signal.throwIfAborted();
-    const bearer = typeof token === 'string' ? token : await freshToken(token, signal);
+    const bearer =
+      typeof token === 'string'
+        ? token
+        : checkToken(await abortable(token(), signal), 'createPlant: what token() returned');
     const request = new Request(url, {
       method: 'POST',
       headers: {
@@ -117,7 +104,7 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
     let response: Response;
     try {
       // Inside the try: a fetch that throws synchronously fails this attempt like one that rejects.
-      response = await abortable(send(request), signal);
+      response = await abortable(fetch(request), signal);
     } catch (error) {
       throw signal.aborted ? error : networkError(error);
     }
@@ -137,18 +124,4 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
   }
 
   return { createPlant };
-}
-
-/** The bearer token a token function hands over, checked. */
-async function freshToken(
-  token: () => string | Promise<string>,
-  signal: AbortSignal,
-): Promise<string> {
-  const value = await abortable(token(), signal);
-  if (typeof value !== 'string' || !B64TOKEN.test(value)) {
-    throw new TypeError(
-      `createPlantClient: token() handed over ${typeof value === 'string' ? 'a string that is not' : kind(value) + ', not'} a bearer token (RFC 6750 b64token)`,
-    );
-  }
-  return value;
 }

@@ -6,6 +6,7 @@
  */
 
 import type { NewPlant, PlantIdInput } from '../types.ts';
+import { kind } from './client-options.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -75,8 +76,4 @@ function inRange(id: bigint): string {
 
 function outOfRange(text: string): TypeError {
   return new TypeError(`createPlant: id ${text} is outside ${RANGE}`);
-}
-
-function kind(value: unknown): string {
-  return value === null ? 'null' : typeof value;
 }

@@ -13,7 +13,7 @@ describe('createPlantClient', () => {
     assert.throws(() => createPlantClient({ baseURL: BASE, token: TOKEN } as never), {
       name: 'TypeError',
       message:
-        'createPlantClient: unknown option "baseURL"; did you mean "baseUrl"? (known: baseUrl, token, fetch, retry, timeoutMs)',
+        'createPlantClient: unknown option "baseURL" (known: baseUrl, token, fetch, retry, timeoutMs)',
     });
     assert.throws(
       () => createPlantClient({ baseUrl: BASE, token: TOKEN, retry: { attempt: 2 } } as never),
@@ -22,21 +22,25 @@ describe('createPlantClient', () => {
   });
 
   it('throws a TypeError at construction when baseUrl has credentials, a query or a fragment, or is not absolute http(s)', () => {
-    const refused: Array<[unknown, RegExp]> = [
-      ['http://user:s3cr3t@127.0.0.1/api', /must not hold credentials; pass the token/],
-      ['http://127.0.0.1/api?v=1', /no query or fragment/],
-      ['http://127.0.0.1/api?', /no query or fragment/],
-      ['http://127.0.0.1/api#top', /no query or fragment/],
-      ['/api', /not an absolute URL; in a page, pass new URL\('\/api', location.href\)/],
-      ['ftp://127.0.0.1/', /must be http: or https:, not ftp:/],
-      [42, /must be a string or a URL, not number/],
+    const refused = [
+      'http://user:s3cr3t@127.0.0.1/api',
+      'http://:s3cr3t@127.0.0.1/api',
+      'http://127.0.0.1/api?v=1',
+      'http://127.0.0.1/api?',
+      'http://127.0.0.1/api#top',
+      '/api',
+      'ftp://127.0.0.1/',
+      42,
     ];
-    for (const [baseUrl, message] of refused) {
+    for (const baseUrl of refused) {
       assert.throws(
         () => createPlantClient({ baseUrl, token: TOKEN } as never),
         (error: Error) => {
           assert.equal(error.name, 'TypeError');
-          assert.match(error.message, message);
+          assert.equal(
+            error.message,
+            "createPlantClient: baseUrl must be an absolute http(s) URL without credentials, query or fragment (in a page: new URL('/api', location.href))",
+          );
           assert.doesNotMatch(error.message, /s3cr3t/, 'the message echoes the password');
           return true;
         },
@@ -51,15 +55,15 @@ describe('createPlantClient', () => {
       [{ token: 42 }, /not number/],
       [{ fetch: 'fetch' }, /fetch must be a function, not string/],
       [{ retry: true }, /options must be an object, not boolean/],
-      [{ retry: { attempts: 0 } }, /retry.attempts must be a number from 1/],
+      [{ retry: { attempts: 0 } }, /retry.attempts must be a whole number from 1/],
       [{ retry: { attempts: 1.5 } }, /retry.attempts must be a whole number/],
       [
         { retry: { baseDelayMs: 100, maxDelayMs: 50 } },
-        /retry.maxDelayMs must be a number from 100/,
+        /retry.maxDelayMs must be a whole number from 100/,
       ],
-      [{ timeoutMs: 0 }, /timeoutMs must be a number from 1 to 2147483647/],
-      [{ timeoutMs: Number.NaN }, /timeoutMs must be a number/],
-      [{ timeoutMs: 2 ** 31 }, /timeoutMs must be a number/],
+      [{ timeoutMs: 0 }, /timeoutMs must be a whole number from 1 to 2147483647/],
+      [{ timeoutMs: Number.NaN }, /timeoutMs must be a whole number/],
+      [{ timeoutMs: 2 ** 31 }, /timeoutMs must be a whole number/],
     ];
     for (const [options, message] of refused) {
       assert.throws(
@@ -236,12 +240,12 @@ describe('createPlantClient', () => {
     await assert.rejects(wrong.createPlant({ id: 1n, name: 'Fern' }), {
       name: 'TypeError',
       message:
-        'createPlantClient: token() handed over a string that is not a bearer token (RFC 6750 b64token)',
+        'createPlant: what token() returned must be a bearer token (RFC 6750 b64token), not this string',
     });
     const missing = createPlantClient({ baseUrl: BASE, token: () => undefined as never, fetch });
     await assert.rejects(missing.createPlant({ id: 1n, name: 'Fern' }), {
       name: 'TypeError',
-      message: /handed over undefined, not a bearer token/,
+      message: /token\(\) returned must be a bearer token .*, not undefined/,
     });
     assert.equal(requests.length, 0);
   });
