@@ -50,15 +50,15 @@ export interface PlantClientErrorDetails {
  */
 export class PlantClientError extends Error {
   /** The stable error code. */
-  readonly code: PlantClientErrorCode;
+  declare readonly code: PlantClientErrorCode;
   /** The HTTP status of the answer; `undefined` when none came. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** With `ERR_STATUS`, the Error body's `error`. */
-  readonly error: number | undefined;
+  declare readonly error: number | undefined;
   /** The answer's `X-Request-Id`, when the server sent one. */
-  readonly requestId: string | undefined;
+  declare readonly requestId: string | undefined;
   /** The seconds the answer's `Retry-After` asked for, when it sent a readable one. */
-  readonly retryAfter: number | undefined;
+  declare readonly retryAfter: number | undefined;
 
   /**
    * @param code The error code.

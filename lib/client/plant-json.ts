@@ -33,34 +33,22 @@ export function plantJson({ id, name, tag }: NewPlant<PlantIdInput>): string {
   return tag === undefined ? `${head}}` : `${head},"tag":${JSON.stringify(tag)}}`;
 }
 
-/** The id's decimal digits, normalised by `BigInt` (`-0` is `0`, leading zeros dropped). */
+/** The id's decimal digits, through `BigInt`, which drops leading zeros and the sign of `-0`. */
 function idText(id: unknown): string {
-  let value: bigint;
-  if (typeof id === 'bigint') {
-    value = id;
-  } else if (typeof id === 'number') {
-    if (!Number.isSafeInteger(id)) {
-      throw new TypeError(
-        Number.isInteger(id)
-          ? `createPlant: id ${id} is past Number.MAX_SAFE_INTEGER and may already be rounded; pass a bigint (${BigInt(id)}n) or a decimal string`
-          : `createPlant: id ${id} is not an integer`,
-      );
-    }
-    value = BigInt(id);
-  } else if (typeof id === 'string') {
-    if (!/^-?\d+$/.test(id)) {
-      throw new TypeError(
-        `createPlant: id ${JSON.stringify(id)} is not a decimal integer string such as "9223372036854775807"`,
-      );
-    }
-    value = BigInt(id);
-  } else {
+  if (typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id)) {
     throw new TypeError(
-      `createPlant: id must be a bigint, a safe-integer number or a decimal string, not ${kind(id)}`,
+      `createPlant: id ${id} is past Number.MAX_SAFE_INTEGER and may already be rounded; pass it as a bigint or a decimal string from where it came`,
     );
   }
-  if (value < INT64_MIN || value > INT64_MAX) {
-    throw new TypeError(`createPlant: id ${value} is outside int64 [${INT64_MIN}, ${INT64_MAX}]`);
+  const exact =
+    typeof id === 'bigint' ||
+    Number.isSafeInteger(id) ||
+    (typeof id === 'string' && /^-?\d+$/.test(id));
+  const value = exact ? BigInt(id as bigint | number | string) : undefined;
+  if (value === undefined || value < INT64_MIN || value > INT64_MAX) {
+    throw new TypeError(
+      `createPlant: id must be an int64 [${INT64_MIN}, ${INT64_MAX}]: a bigint, a safe-integer number or a decimal string`,
+    );
   }
   return String(value);
 }
