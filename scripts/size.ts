@@ -17,10 +17,11 @@ import { build } from 'esbuild';
  */
 const CORE_BUDGET_BYTES = 11 * 1024;
 /**
- * The client's guard, minified and gzipped: 4 KB, so a page that only calls the API stays light.
- * Its messages name each fix, which weighs more than its code.
+ * The client's guard, minified and gzipped: just above what its plain code weighs, so a
+ * dependency or a second copy of its logic shows at once. Its messages, which name each fix, are
+ * about a fifth of it.
  */
-const CLIENT_BUDGET_BYTES = 4 * 1024;
+const CLIENT_BUDGET_BYTES = 2_700;
 
 /** One measured import: what a host writes, and for which platform esbuild bundles it. */
 interface Entry {
