@@ -12,7 +12,7 @@ import { createStaticTokenVerifier } from '../index.ts';
 import type { JwtAlgorithm, JwtVerifier } from '../jwt.ts';
 import type { ReadinessCheck } from './admin-server.ts';
 import type { AuthSettings } from './settings.ts';
-import { redactUrl } from '../options/redact-url.ts';
+import { redactUrl } from '../guards/redact-url.ts';
 import { fail, oneLine } from './fail.ts';
 import { loadJwtVerifier } from './load-optional.ts';
 

@@ -8,7 +8,7 @@
  */
 
 import type { CorsOptions } from '../cors.ts';
-import { nearestName } from '../options/check-option-names.ts';
+import { nearestName } from '../guards/check-option-names.ts';
 import {
   type LogSettings,
   readValues,

@@ -12,7 +12,7 @@ import { JSON_HEADERS } from '../errors.ts';
 import type { OpenApiDocument } from '../openapi/openapi-document.ts';
 import type { Operation } from '../operation/create-plant.ts';
 import type { PlainRequest, Reply } from '../operation/plain-request.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { type CorsPolicy, registerCors } from '../store/cors-policy.ts';
 import type { Cors } from '../types.ts';
 import { allowedOrigins, matchesPattern } from './allowed-origins.ts';

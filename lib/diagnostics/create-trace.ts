@@ -10,7 +10,7 @@ import type { Collaborators, Stored, Verdict } from '../operation/collaborator-a
 import type { CollaboratorContext } from '../operation/collaborator-context.ts';
 import type { Operation } from '../operation/create-plant.ts';
 import type { CreateOutcome, PlainRequest, Reply } from '../operation/plain-request.ts';
-import { usableRequestId } from '../operation/request-id.ts';
+import { usableRequestId } from '../operation/usable-request-id.ts';
 import type { NewPlant } from '../types.ts';
 import { createTracer, repositoryTracer, type Tracer, verifierTracer } from './channels.ts';
 import type { CollaboratorChannelMessage, CreateChannelMessage } from './messages.ts';

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { callHook } from '../options/call-hook.ts';
+import { callHook } from '../guards/call-hook.ts';
 import { errorResponse } from '../errors.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { contentSecurityPolicy, docsPage, INIT_SCRIPT } from './docs-page.ts';
 import { inflated, RENDERER_FILES, type RendererFile, rendererFiles } from './renderer-assets.ts';
 import type { CreateDocsHandlerOptions } from './types.ts';

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { recordRoutes, routesOf } from '../store/store-routes.ts';
 import { pathOf } from '../store/url-path.ts';
 import { DOCS_OPTIONS, docsHandler, isDocsFile } from './create-docs-handler.ts';

@@ -8,7 +8,7 @@
 import express, { type Router } from 'express';
 import { withDocs } from '../docs.ts';
 import { type NodeListener, toNodeListener } from '../node.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { fetchUnder } from '../store/store-routes.ts';
 import type { PlantStore } from '../types.ts';
 

@@ -9,7 +9,7 @@
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { withDocs } from '../docs.ts';
 import { toNodeListener } from '../node.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { fetchUnder } from '../store/store-routes.ts';
 import type { PlantStore } from '../types.ts';
 

@@ -6,7 +6,7 @@
  */
 
 import type { ServerResponse } from 'node:http';
-import { callHook } from '../options/call-hook.ts';
+import { callHook } from '../guards/call-hook.ts';
 
 /** The default of `maxDrainBytes`: 1 MiB. */
 export const DEFAULT_MAX_DRAIN_BYTES = 1_048_576;

@@ -8,7 +8,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorReply } from '../errors.ts';
-import { guardHook } from '../options/call-hook.ts';
+import { guardHook } from '../guards/call-hook.ts';
 import { assignedRequestId, assignRequestId, newRequestId } from './request-id.ts';
 import type { RequestRecord, ServeOptions } from './types.ts';
 

@@ -8,7 +8,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodySink } from '../operation/plain-request.ts';
-import { bodyAlreadyRead } from '../operation/read-body.ts';
+import { bodyAlreadyRead } from '../store/read-body.ts';
 import { continueWithheld, sendContinue } from './connection.ts';
 import { closeStreamAfterResponse, isHttp2 } from './http2.ts';
 import type { ListenerConfig } from './listener-config.ts';

@@ -8,7 +8,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isUsableRequestId } from '../operation/request-id.ts';
+import { isUsableRequestId } from '../operation/usable-request-id.ts';
 
 const REQUEST_ID: unique symbol = Symbol('plant-store.request-id');
 

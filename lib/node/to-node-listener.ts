@@ -18,7 +18,7 @@ import {
   type ListenerConfig,
   lastResort,
 } from './listener-config.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { handedOver } from './connection.ts';
 import { isResponseGone } from './http2.ts';
 import { NodeRequest } from './node-request.ts';

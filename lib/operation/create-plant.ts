@@ -30,7 +30,7 @@ import type {
   Reply,
 } from './plain-request.ts';
 import { readJsonPlant } from './read-json-plant.ts';
-import { usableRequestId } from './request-id.ts';
+import { usableRequestId } from './usable-request-id.ts';
 
 /** What every create of one store shares. */
 export interface OperationSettings {

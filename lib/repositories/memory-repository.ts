@@ -1,5 +1,5 @@
 import { PlantApiError } from '../errors.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from '../types.ts';
 import { malformedText } from './well-formed-plant.ts';
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 
 /**
  * The driver the repository talks through, typed by shape only: `pg`'s `Pool` and `Client`

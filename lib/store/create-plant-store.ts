@@ -12,8 +12,8 @@ import {
   PlantApiError,
   replyResponse,
 } from '../errors.ts';
-import { callHook } from '../options/call-hook.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { callHook } from '../guards/call-hook.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { traced } from '../diagnostics/create-trace.ts';
 import { collaboratorsOf } from '../operation/collaborator-answers.ts';

@@ -8,7 +8,7 @@
 
 import type { BodySink, ClientWatch, PlainRequest } from '../operation/plain-request.ts';
 import type { RequestHead } from '../types.ts';
-import { bodyAlreadyRead, readBodyStream, readDeclaredBody } from '../operation/read-body.ts';
+import { bodyAlreadyRead, readBodyStream, readDeclaredBody } from './read-body.ts';
 import { pathOf } from './url-path.ts';
 
 /** A usable `Content-Length` is plain digits; absent, or anything else, declares nothing. */

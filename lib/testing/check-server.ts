@@ -5,7 +5,7 @@
  * @module
  */
 
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import { type CheckResult, type ConformanceReport, checkCount, runChecks } from './report.ts';
 import { describeIds, idPlan, randomFirstId, randomWord, type ServerPlan } from './server-plan.ts';
 import { requestChecks } from './server-request-checks.ts';

@@ -6,7 +6,7 @@
  */
 
 import { isVerdict, malformedAnswer } from '../operation/collaborator-answers.ts';
-import { checkOptionNames } from '../options/check-option-names.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
 import type { TokenVerdict, TokenVerifier } from '../types.ts';
 import { describeValue, sameValue } from './describe-value.ts';
 import {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { readBodyStream } from '../operation/read-body.ts';
+import { readBodyStream } from '../store/read-body.ts';
 
 /**
  * `fetch`, reading a `200`'s body up to `maxBytes` and cancelling it there; past it, the fetch

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { checkOptionNames } from '../options/check-option-names.ts';
-import { redactUrl } from '../options/redact-url.ts';
+import { checkOptionNames } from '../guards/check-option-names.ts';
+import { redactUrl } from '../guards/redact-url.ts';
 import {
   base64url,
   type CryptoKey as JoseCryptoKey,

@@ -7,7 +7,7 @@
  */
 
 import { PlantApiError } from '../errors.ts';
-import type { BodySink } from './plain-request.ts';
+import type { BodySink } from '../operation/plain-request.ts';
 
 /**
  * Reads a body whose length the request declares (already checked against the limit) with the

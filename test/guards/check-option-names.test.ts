@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkOptionNames, nearestName } from '../../lib/options/check-option-names.ts';
+import { checkOptionNames, nearestName } from '../../lib/guards/check-option-names.ts';
 
 describe('checkOptionNames', () => {
   it('passes known names, and no options at all', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isUsableRequestId, usableRequestId } from '../../lib/operation/request-id.ts';
+import { isUsableRequestId, usableRequestId } from '../../lib/operation/usable-request-id.ts';
 
 describe('usableRequestId', () => {
   it('keeps an id of 1-200 visible ASCII characters as it is', () => {

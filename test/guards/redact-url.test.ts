@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { redactUrl } from '../../lib/options/redact-url.ts';
+import { redactUrl } from '../../lib/guards/redact-url.ts';
 
 describe('redactUrl', () => {
   const cases: ReadonlyArray<[string, string | URL, string]> = [
