@@ -6,19 +6,20 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorReply } from '../errors.ts';
+import { type ErrorReply, errorReply, replyResponse } from '../errors.ts';
 import { isTakenOver } from './connection.ts';
 import { isResponseGone } from './http2.ts';
 import { type ListenerConfig, report } from './listener-config.ts';
 import type { NodeRequest } from './node-request.ts';
-import { type BodyState, drainRequest } from './request-body.ts';
+import { type BodyState, drainRequest, keepAliveOrClose } from './request-body.ts';
 import { sendReply, sendResponse } from './send.ts';
 import type { FetchHandler } from './types.ts';
 
 /**
  * Answers one request through `handler`: builds the `Request`, awaits the `Response` (a handler
  * that throws, or returns anything else, is a `500` Error body reported to `onError`) and sends
- * it. Rejects only if something nothing here expects goes wrong.
+ * it, or hands it to `hand` (a framework that sends it itself). Rejects only if something
+ * nothing here expects goes wrong.
  */
 export async function respond(
   handler: FetchHandler,
@@ -26,6 +27,7 @@ export async function respond(
   req: IncomingMessage,
   res: ServerResponse,
   config: ListenerConfig,
+  hand?: (response: Response) => void,
 ): Promise<void> {
   const controller = new AbortController();
   const body: BodyState = { res, clientLeft: () => controller.abort(), onData: undefined };
@@ -40,7 +42,7 @@ export async function respond(
   if (!(native instanceof Request)) {
     // A client that sends a request fetch cannot represent is not worth keeping.
     res.shouldKeepAlive = false;
-    sendReply(res, native);
+    fail(res, native, hand);
     return;
   }
 
@@ -54,8 +56,19 @@ export async function respond(
     // A client that left, or a request the connection handling answered itself (a framing
     // error that failed the body), is no server error.
     if (!controller.signal.aborted && !isTakenOver(res)) report(config.onError, error);
-    if (!isResponseGone(res)) sendReply(res, errorReply('ERR_INTERNAL'));
+    fail(res, errorReply('ERR_INTERNAL'), hand);
     return;
   }
-  await sendResponse(req, res, response, config, controller.signal);
+  if (hand === undefined) {
+    await sendResponse(req, res, response, config, controller.signal);
+    return;
+  }
+  keepAliveOrClose(req, res, config, response.status);
+  hand(response);
+}
+
+/** Answers with an Error body, written here or handed to the framework. */
+function fail(res: ServerResponse, reply: ErrorReply, hand?: (response: Response) => void): void {
+  if (hand !== undefined) hand(replyResponse(reply));
+  else if (!isResponseGone(res)) sendReply(res, reply);
 }

@@ -92,4 +92,33 @@ describe('plant-store/fastify over HTTP/2', () => {
     assert.equal(empty.status, 400);
     assert.deepEqual(JSON.parse(empty.body), { error: 400, message: 'request body is required' });
   });
+
+  it("runs the host's onSend hook and honours its bodyLimit over h2c, the connection serving on", async (t) => {
+    const app = Fastify({ http2: true, bodyLimit: 64 });
+    app.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('x-host-on-send', 'yes');
+      return payload;
+    });
+    app.register(plantStore, { store: mountStore().store, prefix: '/api' });
+    const { session } = await listen(t, app);
+    const big = `{"id": 1, "name": "${'x'.repeat(200)}"}`;
+    const refused = await http2Request(session, 'POST', '/api/plants', json, big);
+    assert.equal(refused.status, 413);
+    assert.equal(refused.headers['x-host-on-send'], 'yes');
+    assert.deepEqual(JSON.parse(refused.body), {
+      error: 413,
+      message: 'request body is larger than 64 bytes',
+    });
+    // Only the refused stream ended: the same connection creates a plant next.
+    const created = await http2Request(
+      session,
+      'POST',
+      '/api/plants',
+      json,
+      '{"id": 9007199254740993, "name": "Fern"}',
+    );
+    assert.equal(created.status, 200);
+    assert.equal(created.headers['x-host-on-send'], 'yes');
+    assert.equal(created.body, '{"name":"Fern"}');
+  });
 });

@@ -7,10 +7,13 @@
 
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
+import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createCors } from '../../lib/cors.ts';
 import plantStore from '../../lib/fastify.ts';
+import { createPlantStore, createStaticTokenVerifier, type ErrorContext } from '../../lib/index.ts';
 import { assertAnswersAsFetch, mountStore, TOKEN } from '../support/mount-helpers.ts';
+import { parseRawResponse, rawClient, withDeadline } from '../support/node-helpers.ts';
 
 /** A host as users write one: its own JSON and form parsers, a hook, a route of its own. */
 function host(): FastifyInstance {
@@ -30,6 +33,12 @@ function host(): FastifyInstance {
 async function listen(t: TestContext, app: FastifyInstance): Promise<string> {
   t.after(() => app.close());
   return app.listen({ port: 0, host: '127.0.0.1' });
+}
+
+const json = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+function create(body: string, headers: Record<string, string> = json): RequestInit {
+  return { method: 'POST', headers, body };
 }
 
 describe('plant-store/fastify', () => {
@@ -172,5 +181,204 @@ describe('plant-store/fastify', () => {
       name: 'TypeError',
       message: /createPlantStore/,
     });
+  });
+
+  it("runs the host's onSend and onResponse hooks on every route of the plugin, as on its own", async (t) => {
+    const app = host();
+    const responded: string[] = [];
+    app.addHook('onSend', async (request, reply, payload) => {
+      reply.header('x-host-on-send', request.id);
+      return payload;
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      responded.push(`${request.method} ${request.url} ${reply.statusCode}`);
+    });
+    app.register(plantStore, { store: mountStore().store, prefix: '/api', docs: true });
+    const url = await listen(t, app);
+    const answers = [
+      await fetch(`${url}/api/plants`, create('{"id": 9007199254740993, "name": "Monstera"}')),
+      await fetch(`${url}/api/plants`, create('{"id": 1}', { 'content-type': 'application/json' })),
+      await fetch(`${url}/api/openapi.json`),
+      await fetch(`${url}/api/docs`),
+    ];
+    assert.deepEqual(
+      answers.map((answer) => [answer.status, answer.headers.get('x-host-on-send') !== null]),
+      [
+        [200, true],
+        [401, true],
+        [200, true],
+        [200, true],
+      ],
+    );
+    assert.equal(await answers[0]?.text(), '{"name":"Monstera"}');
+    assert.equal(answers[0]?.headers.get('content-type'), 'application/json');
+    assert.deepEqual(responded, [
+      'POST /api/plants 200',
+      'POST /api/plants 401',
+      'GET /api/openapi.json 200',
+      'GET /api/docs 200',
+    ]);
+  });
+
+  it("answers 413 with the Error body past Fastify's bodyLimit when it is below maxBodyBytes", async (t) => {
+    const app = Fastify({ bodyLimit: 1000 });
+    const { store, errors } = mountStore();
+    app.register(plantStore, { store, prefix: '/api' });
+    const url = await listen(t, app);
+    const big = `{"id": 1, "name": "${'x'.repeat(5000)}"}`;
+    const declared = await fetch(`${url}/api/plants`, create(big));
+    assert.equal(declared.status, 413);
+    assert.deepEqual(await declared.json(), {
+      error: 413,
+      message: 'request body is larger than 1000 bytes',
+    });
+    // Without Content-Length the limit is counted while the body streams.
+    const stream = new Blob([big]).stream();
+    const chunked = await fetch(`${url}/api/plants`, {
+      ...create(''),
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(chunked.status, 413);
+    assert.deepEqual(await chunked.json(), {
+      error: 413,
+      message: 'request body is larger than 1000 bytes',
+    });
+    const small = await fetch(`${url}/api/plants`, create('{"id": 1, "name": "Fern"}'));
+    assert.equal(small.status, 200);
+    assert.deepEqual(errors, []);
+  });
+
+  it("takes a route's bodyLimit set by the host's onRoute hook, down to 1 byte", async (t) => {
+    const app = Fastify();
+    app.addHook('onRoute', (route) => {
+      if (route.url === '/api/plants') route.bodyLimit = 1;
+    });
+    app.register(plantStore, { store: mountStore().store, prefix: '/api' });
+    const url = await listen(t, app);
+    const refused = await fetch(`${url}/api/plants`, create('{}'));
+    assert.equal(refused.status, 413);
+    assert.deepEqual(await refused.json(), {
+      error: 413,
+      message: 'request body is larger than 1 bytes',
+    });
+    // Step 3 comes before step 5: an empty body is still a 400.
+    const empty = await fetch(`${url}/api/plants`, create(''));
+    assert.equal(empty.status, 400);
+  });
+
+  it("hands onError Fastify's request id and the Fastify request, and logs through request.log without onError", async (t) => {
+    const failing = {
+      create: () => {
+        throw new Error('the disk is on fire');
+      },
+    };
+    const contexts: ErrorContext[] = [];
+    let next = 0;
+    const app = Fastify({ genReqId: () => `host-id-${++next}` });
+    app.register(plantStore, {
+      store: mountStore({
+        repository: failing,
+        onError: (_error, context) => contexts.push(context),
+      }).store,
+      prefix: '/api',
+    });
+    const lines: string[] = [];
+    const logged = Fastify({
+      logger: {
+        level: 'error',
+        stream: new Writable({
+          write(chunk, _encoding, done) {
+            lines.push(String(chunk));
+            done();
+          },
+        }),
+      },
+      genReqId: () => 'logged-id',
+    });
+    const quietStore = createPlantStore({
+      verifier: createStaticTokenVerifier([TOKEN]),
+      repository: failing,
+    });
+    logged.register(plantStore, { store: quietStore, prefix: '/api' });
+    const url = await listen(t, app);
+    const loggedUrl = await listen(t, logged);
+    const answer = await fetch(`${url}/api/plants`, create('{"id": 1, "name": "Fern"}'));
+    assert.equal(answer.status, 500);
+    assert.equal(contexts.length, 1);
+    assert.equal(contexts[0]?.requestId, 'host-id-1');
+    assert.equal((contexts[0]?.host as { id?: string } | undefined)?.id, 'host-id-1');
+    const quiet = await fetch(`${loggedUrl}/api/plants`, create('{"id": 1, "name": "Fern"}'));
+    assert.equal(quiet.status, 500);
+    const entry = lines.map((line) => JSON.parse(line) as Record<string, unknown>).at(-1);
+    assert.equal(entry?.reqId, 'logged-id');
+    assert.equal(entry?.msg, 'plant-store: a create failed');
+    assert.match(String((entry?.err as { message?: string } | undefined)?.message), /on fire/);
+  });
+
+  it('closes the connection after a 413 whose body was never read, and drains a small unread body', async (t) => {
+    const app = Fastify({ bodyLimit: 100 });
+    app.register(plantStore, { store: mountStore().store });
+    const url = await listen(t, app);
+    const port = Number(new URL(url).port);
+    const client = await rawClient(port);
+    // 200 bytes declared, none sent: reading them would defeat the 413.
+    client.socket.write(
+      'POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cr3t\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 200\r\n\r\n',
+    );
+    await withDeadline(client.closed, 'the server to close after a 413');
+    const refused = parseRawResponse(client.text());
+    assert.equal(refused.status, 413);
+    assert.equal(refused.headers.get('connection'), 'close');
+    // A 401's small unread body is drained: the connection serves the next request.
+    const kept = await rawClient(port);
+    kept.socket.write(
+      'POST /plants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 2\r\n\r\n{}GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    await kept.waitFor(/"openapi":"3\.1\.0"/, 'the second answer on a kept connection');
+    assert.match(kept.text(), /^HTTP\/1\.1 401 /);
+    kept.socket.destroy();
+  });
+
+  it("answers with Fastify's error when a host hook throws, and keeps serving", async (t) => {
+    const app = Fastify();
+    let fail = true;
+    app.addHook('onSend', async (_request, _reply, payload) => {
+      if (fail) throw new Error('a hook of the host failed');
+      return payload;
+    });
+    const { store, errors } = mountStore();
+    app.register(plantStore, { store, prefix: '/api' });
+    const url = await listen(t, app);
+    const failed = await fetch(`${url}/api/plants`, create('{"id": 1, "name": "Fern"}'));
+    assert.equal(failed.status, 500);
+    assert.equal(
+      ((await failed.json()) as { message: string }).message,
+      'a hook of the host failed',
+    );
+    fail = false;
+    // The create was stored before the hook failed: the retry is a replay.
+    const again = await fetch(`${url}/api/plants`, create('{"id": 1, "name": "Fern"}'));
+    assert.equal(again.status, 200);
+    assert.deepEqual(errors, []);
+  });
+
+  it('hears nothing of a client that leaves mid-body, and serves the next one', async (t) => {
+    const app = Fastify();
+    const { store, errors } = mountStore();
+    app.register(plantStore, { store });
+    const url = await listen(t, app);
+    const client = await rawClient(Number(new URL(url).port));
+    client.socket.write(
+      'POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cr3t\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id": 1,',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.socket.destroy();
+    const next = await fetch(`${url}/plants`, create('{"id": 1, "name": "Fern"}'));
+    assert.equal(next.status, 200);
+    assert.deepEqual(errors, []);
   });
 });
