@@ -11,8 +11,11 @@ import { withDocs } from '../docs.ts';
 import {
   answerFetch,
   answerPlain,
+  answerReply,
+  handlersUnder,
   HostedRequest,
   type HostSend,
+  NOT_FOUND,
 } from '../node/answer-through-host.ts';
 import {
   DEFAULT_DRAIN_TIMEOUT,
@@ -30,11 +33,14 @@ export interface PlantStorePluginOptions {
   /** The store to serve, from `createPlantStore`. */
   readonly store: PlantStore;
   /**
-   * Whether to serve the interactive API reference at `<prefix>/docs` too.
+   * Whether to serve the interactive API reference at `<prefix><basePath>/docs` too.
    * @default false
    */
   readonly docs?: boolean | undefined;
-  /** Fastify's: the path the routes are under, such as `/api`; the document names it too. */
+  /**
+   * Fastify's: the path the routes are under, such as `/api` or `/:tenant`; the document names
+   * it (each request's own, for a prefix with parameters).
+   */
   readonly prefix?: string | undefined;
 }
 
@@ -42,8 +48,10 @@ export interface PlantStorePluginOptions {
 const KNOWN_OPTIONS = ['store', 'docs', 'prefix', 'logLevel', 'logSerializers'];
 
 /**
- * A Fastify plugin serving a plant store: `POST <prefix>/plants`, `GET <prefix>/openapi.json`
- * (its server names the prefix) and, with `docs: true`, the reference at `<prefix>/docs`.
+ * A Fastify plugin serving a plant store: `POST <prefix><basePath>/plants`,
+ * `GET <prefix><basePath>/openapi.json` (its server names both) and, with `docs: true`, the
+ * reference at `<prefix><basePath>/docs`. A prefix with parameters (`/:tenant`) is served per
+ * request; a trailing slash is taken as Fastify takes it.
  *
  * The routes answer as `store.fetch` does, status, headers and body, sent through Fastify's
  * reply: the host's hooks (`onSend`, `onResponse`, `@fastify/cors`, `@fastify/helmet`,
@@ -58,8 +66,8 @@ const KNOWN_OPTIONS = ['store', 'docs', 'prefix', 'logLevel', 'logSerializers'];
  * @param scope The plugin's encapsulated Fastify instance.
  * @param options The store, `docs`, and Fastify's `prefix`.
  * @param done Fastify's callback.
- * @throws {TypeError} When `store` is missing, the prefix is no URL path, or an option's name
- *   is unknown.
+ * @throws {TypeError} When `store` is missing, the prefix is no URL path or has a wildcard, or
+ *   an option's name is unknown.
  * @example
  * ```ts
  * import Fastify from 'fastify';
@@ -102,7 +110,11 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
   const viaFetch = (request: FastifyRequest, reply: FastifyReply): void => {
     const req = request.raw;
     const res = reply.raw;
-    const handler = handlerFor(req.url) as FetchHandler;
+    const handler = handlerFor(req.url);
+    if (handler === undefined) {
+      answerReply(req, res, config, NOT_FOUND, sendThrough(reply));
+      return;
+    }
     const hosted = new HostedRequest(req, res, request, undefined, request.id, undefined);
     answerFetch(handler, hosted, req, res, config, sendThrough(reply));
   };
@@ -142,17 +154,52 @@ interface Mount {
   readonly handlerFor: (target: string | undefined) => FetchHandler | undefined;
 }
 
-/** Where `store` goes under Fastify's `prefix`. */
-function mountOf(store: PlantStore, prefix: string, docs: boolean): Mount {
-  const api = fetchUnder(store, prefix);
-  const handler = docs ? withDocs(api) : api;
-  return {
-    base: '',
-    template: prefix,
-    routes: routesOf(store.fetch),
-    docs,
-    handlerFor: () => handler,
+/**
+ * Where `store` goes under Fastify's `prefix`: a fixed prefix is checked now; one with
+ * parameters is resolved per request, from as many segments of its path as it has.
+ *
+ * @throws {TypeError} When the store is missing, or the prefix cannot be served.
+ */
+function mountOf(store: PlantStore, fastifyPrefix: string, docs: boolean): Mount {
+  const make = (prefix: string): FetchHandler => {
+    const api = fetchUnder(store, prefix);
+    return docs ? withDocs(api) : api;
   };
+  // Fastify registers `/api/` + `/plants` as `/api/plants`, and `/` + `/plants` as `/plants`.
+  const template = fastifyPrefix.endsWith('/') ? fastifyPrefix.slice(0, -1) : fastifyPrefix;
+  const routes = routesOf(store?.fetch);
+  const base = routes?.basePath ?? '';
+  if (template.includes('*')) {
+    throw new TypeError(
+      `plant-store/fastify: the prefix ${JSON.stringify(fastifyPrefix)} has a wildcard, which ` +
+        'leaves no way to tell where the store starts; register it under a prefix of fixed ' +
+        'segments, such as /api or /:tenant',
+    );
+  }
+  if (!template.includes(':')) {
+    const handler = make(template);
+    return { base, template, routes, docs, handlerFor: () => handler };
+  }
+  // Checked once, so a wrong store fails at registration rather than on the first request.
+  make('');
+  const segments = template.split('/').length - 1;
+  const handlers = handlersUnder(make);
+  return {
+    base,
+    template,
+    routes,
+    docs,
+    handlerFor: (target) => handlers(prefixOf(target ?? '', segments)),
+  };
+}
+
+/** The first `segments` segments of a request target's path (`/acme` of `/acme/v1/plants`). */
+function prefixOf(target: string, segments: number): string {
+  const query = target.indexOf('?');
+  const path = query === -1 ? target : target.slice(0, query);
+  let end = 0;
+  for (let i = 0; i < segments && end !== -1; i++) end = path.indexOf('/', end + 1);
+  return end === -1 ? path : path.slice(0, end);
 }
 
 /** Sends a store's answers through Fastify's reply, so the host's hooks see them. */

@@ -2,12 +2,13 @@
  * A plant store's routes answered inside a framework that sends answers itself (Fastify's
  * `reply`), so that the host's hooks see them: the request is read once, as `toNodeListener`
  * reads it, and each answer is handed to the framework with the adapter's rules for a body left
- * unread.
+ * unread. Also the store's handlers per mount path, for hosts whose mount path has parameters.
  *
  * @module
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorReply } from '../errors.ts';
 import type { Reply } from '../operation/plain-request.ts';
 import type { StoreRoutes } from '../store/store-routes.ts';
 import type { ListenerConfig } from './listener-config.ts';
@@ -107,3 +108,47 @@ function refused(request: NodeRequest, res: ServerResponse, send: HostSend): boo
   send.reply(problem);
   return true;
 }
+
+// A host mounts a store under a path with parameters, so it sees many mount paths; a few are kept.
+const KEPT_MOUNT_PATHS = 64;
+
+/**
+ * A store's handler per mount path, made by `make` on first use and kept for a bounded number of
+ * paths. A mount path is taken as a URL parser writes it (`"` as `%22`), as the store reads the
+ * request's path; one that is no URL path then (a dot segment, or one `make` refuses) has none.
+ */
+export function handlersUnder<Handler>(
+  make: (prefix: string) => Handler,
+): (mountPath: string) => Handler | undefined {
+  const handlers = new Map<string, Handler>();
+  return (mountPath) => {
+    const prefix = writtenAsUrl(mountPath);
+    if (prefix === undefined) return undefined;
+    let handler = handlers.get(prefix);
+    if (handler === undefined) {
+      try {
+        handler = make(prefix);
+      } catch {
+        return undefined;
+      }
+      if (handlers.size < KEPT_MOUNT_PATHS) handlers.set(prefix, handler);
+    }
+    return handler;
+  };
+}
+
+/** A mount path as a URL parser writes it, or `undefined` when the parser drops a segment of it. */
+function writtenAsUrl(path: string): string | undefined {
+  if (path === '' || path === '/') return '';
+  let written: string;
+  try {
+    written = new URL(`${path}/`, 'http://x').pathname.slice(0, -1);
+  } catch {
+    return undefined;
+  }
+  // A parser resolves dot segments away: a path that loses one so is none the store serves.
+  return written.split('/').length === path.split('/').length ? written : undefined;
+}
+
+/** The answer to a request under a mount path the store cannot serve. */
+export const NOT_FOUND = errorReply('ERR_NOT_FOUND');

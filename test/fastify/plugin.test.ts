@@ -13,7 +13,7 @@ import { createCors } from '../../lib/cors.ts';
 import plantStore from '../../lib/fastify.ts';
 import { createPlantStore, createStaticTokenVerifier, type ErrorContext } from '../../lib/index.ts';
 import { assertAnswersAsFetch, mountStore, TOKEN } from '../support/mount-helpers.ts';
-import { parseRawResponse, rawClient, withDeadline } from '../support/node-helpers.ts';
+import { parseRawResponse, rawClient, rawExchange, withDeadline } from '../support/node-helpers.ts';
 
 /** A host as users write one: its own JSON and form parsers, a hook, a route of its own. */
 function host(): FastifyInstance {
@@ -39,6 +39,24 @@ const json = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/js
 
 function create(body: string, headers: Record<string, string> = json): RequestInit {
   return { method: 'POST', headers, body };
+}
+
+/** The document's servers, as served at `url`. */
+async function serversAt(url: string): Promise<string[]> {
+  const response = await fetch(url);
+  assert.equal(response.status, 200, url);
+  const document = (await response.json()) as { servers: { url: string }[] };
+  return document.servers.map((server) => server.url);
+}
+
+/** One raw HTTP/1.1 GET with the target as given (no client normalises it), parsed. */
+async function rawGet(url: string, target: string) {
+  const port = Number(new URL(url).port);
+  const text = await rawExchange(
+    port,
+    `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+  );
+  return parseRawResponse(text);
 }
 
 describe('plant-store/fastify', () => {
@@ -314,6 +332,72 @@ describe('plant-store/fastify', () => {
     assert.equal(entry?.reqId, 'logged-id');
     assert.equal(entry?.msg, 'plant-store: a create failed');
     assert.match(String((entry?.err as { message?: string } | undefined)?.message), /on fire/);
+  });
+
+  it("serves a store's basePath below the prefix, as a store with both in its basePath does", async (t) => {
+    const app = host();
+    app.register(plantStore, { store: mountStore({ basePath: '/v1' }).store, prefix: '/api' });
+    const url = await listen(t, app);
+    await assertAnswersAsFetch(`${url}/api/v1`, mountStore({ basePath: '/api/v1' }).store.fetch);
+    assert.equal((await fetch(`${url}/api/plants`, create('{"id": 1, "name": "x"}'))).status, 404);
+  });
+
+  it("serves a store's publicUrl path below the prefix, its document naming the public URL", async (t) => {
+    const app = host();
+    const publicUrl = 'https://api.example.com/v1';
+    app.register(plantStore, { store: mountStore({ publicUrl }).store, prefix: '/api' });
+    const url = await listen(t, app);
+    await assertAnswersAsFetch(
+      `${url}/api/v1`,
+      mountStore({ basePath: '/api/v1', publicUrl }).store.fetch,
+    );
+    assert.deepEqual(await serversAt(`${url}/api/v1/openapi.json`), [publicUrl]);
+  });
+
+  it('serves a parametric prefix per request, its document naming the prefix each request has', async (t) => {
+    const app = host();
+    const { store } = mountStore({ basePath: '/v1' });
+    app.register(plantStore, { store, prefix: '/:tenant', docs: true });
+    const url = await listen(t, app);
+    for (const tenant of ['acme', 'a%22b', 'a%2Fb', '%C3%A9t%C3%A9']) {
+      await assertAnswersAsFetch(
+        `${url}/${tenant}/v1`,
+        mountStore({ basePath: `/${tenant}/v1` }).store.fetch,
+      );
+      assert.deepEqual(await serversAt(`${url}/${tenant}/v1/openapi.json`), [`/${tenant}/v1`]);
+      assert.equal((await fetch(`${url}/${tenant}/v1/docs`)).status, 200);
+    }
+    // A quote no client escaped reaches the route as it is; the document escapes it.
+    const quoted = await rawGet(url, '/a"b/v1/openapi.json');
+    assert.equal(quoted.status, 200);
+    assert.deepEqual(
+      (JSON.parse(quoted.body) as { servers: { url: string }[] }).servers.map(({ url }) => url),
+      ['/a%22b/v1'],
+    );
+    // A dot segment is no prefix a document can name: the Error body, never a document.
+    const dots = await rawGet(url, '/%2e%2e/v1/openapi.json');
+    assert.equal(dots.status, 404);
+    assert.deepEqual(JSON.parse(dots.body), { error: 404, message: 'not found' });
+  });
+
+  it('takes a prefix with a trailing slash as Fastify takes it', async (t) => {
+    const app = host();
+    app.register(plantStore, { store: mountStore().store, prefix: '/api/' });
+    const root = host();
+    root.register(plantStore, { store: mountStore().store, prefix: '/' });
+    const url = await listen(t, app);
+    const rootUrl = await listen(t, root);
+    await assertAnswersAsFetch(`${url}/api`, mountStore({ basePath: '/api' }).store.fetch);
+    await assertAnswersAsFetch(rootUrl, mountStore().store.fetch);
+  });
+
+  it('refuses at registration a prefix with a wildcard, naming the fix', async () => {
+    const app = Fastify();
+    app.register(plantStore, { store: mountStore().store, prefix: '/files/*' });
+    await assert.rejects(async () => app.ready(), {
+      name: 'TypeError',
+      message: /^plant-store\/fastify: .*wildcard.*prefix/,
+    });
   });
 
   it('closes the connection after a 413 whose body was never read, and drains a small unread body', async (t) => {
