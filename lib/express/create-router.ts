@@ -8,33 +8,36 @@
 import express, { type Router } from 'express';
 import { withDocs } from '../docs.ts';
 import { type NodeListener, toNodeListener } from '../node.ts';
+import { handlersUnder, NOT_FOUND } from '../node/answer-through-host.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
-import { fetchUnder } from '../store/store-routes.ts';
+import { replyResponse } from '../errors.ts';
+import { fetchUnder, routesOf } from '../store/store-routes.ts';
 import type { PlantStore } from '../types.ts';
 
 /** Options of `createRouter`. */
 export interface CreateRouterOptions {
   /**
-   * Whether to serve the interactive API reference at `<mount path>/docs` too.
+   * Whether to serve the interactive API reference at `<mount path><basePath>/docs` too.
    * @default false
    */
   readonly docs?: boolean | undefined;
 }
 
-// A router mounted under a path with parameters sees many mount paths; a few are kept.
-const KEPT_MOUNT_PATHS = 64;
-
 /**
- * Creates an Express `Router` serving a plant store under its mount path:
- * `app.use('/api', createRouter(store))` answers `POST /api/plants`, `GET /api/openapi.json`
- * (its server names `/api`) and, with `docs: true`, the reference at `/api/docs`. Other paths go
- * on to the app's next handlers.
+ * Creates an Express `Router` serving a plant store under its mount path and the store's
+ * `basePath`: `app.use('/api', createRouter(store))` answers `POST /api/plants`,
+ * `GET /api/openapi.json` (its server names `/api`) and, with `docs: true`, the reference at
+ * `/api/docs`; a store with `basePath: '/v1'` answers under `/api/v1`. A mount path with
+ * parameters (`/:tenant`) is served per request, its document naming the request's own. Other
+ * paths go on to the app's next handlers (the app's `404`); every answer of the router, errors
+ * included, is the store's, never the app's error page.
  *
  * The answers are exactly `store.fetch`'s when the router is mounted before the app's body
  * parsers: the store reads the raw body itself (size limit, strict UTF-8, exact int64 ids).
  * Behind one (`express.json()`), the raw bytes are gone: a create then gets `500` and the
  * store's `onError` hears `ERR_BODY_ALREADY_READ`, naming the fix; never a `200` built from a
- * re-parsed body.
+ * re-parsed body. The Express request is `context.host` for the store's collaborators (a
+ * `req.user` a middleware set, say).
  *
  * @param store The store to serve, from `createPlantStore`.
  * @param options Whether to serve the reference page.
@@ -58,41 +61,32 @@ export function createRouter(store: PlantStore, options: CreateRouterOptions = {
   const docs = options?.docs === true;
   // Checked now, so a wrong store fails at construction rather than on the first request.
   fetchUnder(store, '');
-  const listeners = new Map<string, NodeListener>();
-
-  const listenerFor = (prefix: string): NodeListener => {
-    let listener = listeners.get(prefix);
-    if (listener === undefined) {
-      const api = fetchUnder(store, prefix);
-      const handler = docs ? withDocs(api) : api;
-      listener = toNodeListener(handler);
-      if (listeners.size < KEPT_MOUNT_PATHS) listeners.set(prefix, listener);
-    }
-    return listener;
-  };
+  const base = routesOf(store.fetch)?.basePath ?? '';
+  const plants = `${base}/plants`;
+  const document = `${base}/openapi.json`;
+  const page = `${base}/docs`;
+  const listenerFor = handlersUnder((prefix) => {
+    const api = fetchUnder(store, prefix);
+    return toNodeListener(docs ? withDocs(api) : api);
+  });
 
   const router = express.Router();
   router.use((req, res, next) => {
     const path = req.path;
     const owned =
-      path === '/plants' ||
-      path === '/openapi.json' ||
-      (docs && (path === '/docs' || path.startsWith('/docs/')));
+      path === plants ||
+      path === document ||
+      (docs && (path === page || path.startsWith(`${page}/`)));
     if (!owned) {
       next();
       return;
     }
-    let listener: NodeListener;
-    try {
-      listener = listenerFor(req.baseUrl);
-    } catch (error) {
-      // A mount path that is no plain URL path: the app's error handler says so.
-      next(error);
-      return;
-    }
     // The store routes the whole path: the mount path is part of its routes and its document.
     req.url = req.originalUrl;
-    listener(req, res);
+    (listenerFor(req.baseUrl) ?? notFound)(req, res);
   });
   return router;
 }
+
+/** What a mount path the store cannot serve (a dot segment) gets: the Error body. */
+const notFound: NodeListener = toNodeListener(() => replyResponse(NOT_FOUND));

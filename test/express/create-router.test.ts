@@ -14,7 +14,7 @@ import express, { type Express } from 'express';
 import { PlantApiError } from '../../lib/index.ts';
 import { createRouter } from '../../lib/express.ts';
 import { assertAnswersAsFetch, mountStore, TOKEN } from '../support/mount-helpers.ts';
-import { withDeadline } from '../support/node-helpers.ts';
+import { parseRawResponse, rawExchange, withDeadline } from '../support/node-helpers.ts';
 
 async function listen(t: TestContext, app: Express): Promise<string> {
   const server = await new Promise<Server>((resolve) => {
@@ -35,6 +35,24 @@ function host(): { app: Express; seen: string[] } {
     next();
   });
   return { app, seen };
+}
+
+/** The document's servers, as served at `url`. */
+async function serversAt(url: string): Promise<string[]> {
+  const response = await fetch(url);
+  assert.equal(response.status, 200, url);
+  const document = (await response.json()) as { servers: { url: string }[] };
+  return document.servers.map((server) => server.url);
+}
+
+/** One raw HTTP/1.1 GET with the target as given (no client normalises it), parsed. */
+async function rawGet(url: string, target: string) {
+  const port = Number(new URL(url).port);
+  const text = await rawExchange(
+    port,
+    `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+  );
+  return parseRawResponse(text);
 }
 
 const create = {
@@ -134,5 +152,58 @@ describe('createRouter', () => {
       name: 'TypeError',
       message: /^createRouter: unknown option "doc"; did you mean "docs"\?/,
     });
+  });
+
+  it("serves a store's basePath below the mount path, as a store with both in its basePath does", async (t) => {
+    const { app } = host();
+    app.use('/api', createRouter(mountStore({ basePath: '/v1' }).store));
+    const url = await listen(t, app);
+    await assertAnswersAsFetch(`${url}/api/v1`, mountStore({ basePath: '/api/v1' }).store.fetch);
+  });
+
+  it("serves a store's publicUrl path below the mount path, its document naming the public URL", async (t) => {
+    const { app } = host();
+    const publicUrl = 'https://api.example.com/v1';
+    app.use('/api', createRouter(mountStore({ publicUrl }).store));
+    const url = await listen(t, app);
+    await assertAnswersAsFetch(
+      `${url}/api/v1`,
+      mountStore({ basePath: '/api/v1', publicUrl }).store.fetch,
+    );
+    assert.deepEqual(await serversAt(`${url}/api/v1/openapi.json`), [publicUrl]);
+  });
+
+  it('serves a mount path with parameters per request, and answers a path it cannot serve with the Error body', async (t) => {
+    const { app } = host();
+    app.use('/:tenant', createRouter(mountStore({ basePath: '/v1' }).store, { docs: true }));
+    const url = await listen(t, app);
+    for (const tenant of ['acme', 'a%22b', 'a%2Fb', '%C3%A9t%C3%A9']) {
+      await assertAnswersAsFetch(
+        `${url}/${tenant}/v1`,
+        mountStore({ basePath: `/${tenant}/v1` }).store.fetch,
+      );
+      assert.deepEqual(await serversAt(`${url}/${tenant}/v1/openapi.json`), [`/${tenant}/v1`]);
+      assert.equal((await fetch(`${url}/${tenant}/v1/docs`)).status, 200);
+    }
+    // A quote no client escaped: the document names the path as a URL parser writes it.
+    const quoted = await rawGet(url, '/a"b/v1/openapi.json');
+    assert.equal(quoted.status, 200);
+    assert.equal(quoted.headers.get('content-type'), 'application/json');
+    assert.deepEqual(
+      (JSON.parse(quoted.body) as { servers: { url: string }[] }).servers.map(({ url }) => url),
+      ['/a%22b/v1'],
+    );
+    // A dot segment is no mount path a document can name: the Error body, never Express's page.
+    const dots = await rawGet(url, '/%2e%2e/v1/openapi.json');
+    assert.equal(dots.status, 404);
+    assert.equal(dots.headers.get('content-type'), 'application/json');
+    assert.deepEqual(JSON.parse(dots.body), { error: 404, message: 'not found' });
+  });
+
+  it('answers under a mount path with a trailing slash as under the path without it', async (t) => {
+    const { app } = host();
+    app.use('/api/', createRouter(mountStore().store));
+    const url = await listen(t, app);
+    await assertAnswersAsFetch(`${url}/api`, mountStore({ basePath: '/api' }).store.fetch);
   });
 });
