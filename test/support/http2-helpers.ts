@@ -87,6 +87,8 @@ export interface Http2Answer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly body: string;
+  /** The body as it came, before any decoding. */
+  readonly bytes: Buffer;
   /** The RST_STREAM code the stream closed with (`0`: NO_ERROR, a normal end). */
   readonly rstCode: number;
 }
@@ -129,10 +131,12 @@ export function answerOf(stream: ClientHttp2Stream): Promise<Http2Answer> {
         return;
       }
       const { ':status': status, ...rest } = head;
+      const bytes = Buffer.concat(chunks);
       resolve({
         status: Number(status),
         headers: rest,
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: bytes.toString('utf8'),
+        bytes,
         rstCode: stream.rstCode ?? 0,
       });
     });
@@ -177,7 +181,7 @@ export function fetchOver(
       }
     }
     const nullBody = NULL_BODY.has(answer.status) || method === 'HEAD';
-    return new Response(nullBody ? null : answer.body, {
+    return new Response(nullBody ? null : new Uint8Array(answer.bytes), {
       status: answer.status,
       headers: responseHeaders,
     });
