@@ -37,12 +37,13 @@ export interface CreateRouterOptions {
  * Behind one (`express.json()`), the raw bytes are gone: a create then gets `500` and the
  * store's `onError` hears `ERR_BODY_ALREADY_READ`, naming the fix; never a `200` built from a
  * re-parsed body. The Express request is `context.host` for the store's collaborators (a
- * `req.user` a middleware set, say).
+ * `req.user` a middleware set, say). Express 4.17 and later, and 5, are served.
  *
  * @param store The store to serve, from `createPlantStore`.
  * @param options Whether to serve the reference page.
  * @returns The router.
- * @throws {TypeError} When `store` has no `fetch`, or an option's name is unknown.
+ * @throws {TypeError} When `store` has no `fetch`, an option's name is unknown, or the `express`
+ *   found is older than 4.17.
  * @example
  * ```ts
  * import express from 'express';
@@ -57,6 +58,7 @@ export interface CreateRouterOptions {
  * ```
  */
 export function createRouter(store: PlantStore, options: CreateRouterOptions = {}): Router {
+  checkExpress(express);
   checkOptionNames('createRouter', options, ['docs']);
   const docs = options?.docs === true;
   // Checked now, so a wrong store fails at construction rather than on the first request.
@@ -90,3 +92,17 @@ export function createRouter(store: PlantStore, options: CreateRouterOptions = {
 
 /** What a mount path the store cannot serve (a dot segment) gets: the Error body. */
 const notFound: NodeListener = toNodeListener(() => replyResponse(NOT_FOUND));
+
+/**
+ * Refuses an `express` the router cannot serve: `Router()` and `req.baseUrl` came in 4.0,
+ * `express.raw` in 4.17, the oldest release the package is tested with.
+ */
+function checkExpress(found: unknown): void {
+  const { Router, raw } = (found ?? {}) as { Router?: unknown; raw?: unknown };
+  if (typeof Router !== 'function' || typeof raw !== 'function') {
+    throw new TypeError(
+      'plant-store/express needs Express 4.17 or later (or 5); the express package it found is ' +
+        'older: upgrade express, or serve the store with plant-store/node',
+    );
+  }
+}

@@ -67,7 +67,7 @@ const KNOWN_OPTIONS = ['store', 'docs', 'prefix', 'logLevel', 'logSerializers'];
  * @param options The store, `docs`, and Fastify's `prefix`.
  * @param done Fastify's callback.
  * @throws {TypeError} When `store` is missing, the prefix is no URL path or has a wildcard, or
- *   an option's name is unknown.
+ *   an option's name is unknown; Fastify other than 5 refuses the plugin itself.
  * @example
  * ```ts
  * import Fastify from 'fastify';
@@ -215,5 +215,9 @@ function sendThrough(reply: FastifyReply): HostSend {
   };
 }
 
-// Shown in Fastify's plugin tree and errors.
+// Shown in Fastify's plugin tree and errors; Fastify refuses the plugin at registration in a
+// version it was not made for.
 Object.defineProperty(plantStore, Symbol.for('fastify.display-name'), { value: 'plant-store' });
+Object.defineProperty(plantStore, Symbol.for('plugin-meta'), {
+  value: { name: 'plant-store', fastify: '5.x' },
+});
