@@ -1,0 +1,137 @@
+/**
+ * plant-store/fastify in a Fastify app whose own `@fastify/cors` allows a second local origin,
+ * in Debian's Chromium: a page of that origin creates a plant with `fetch` (the preflight, then
+ * the `POST`, both answered with the host plug-in's headers), reads the store's challenge on a
+ * refused token, and a page of another origin is blocked. The store has no `cors` option: the
+ * host's plug-in decides.
+ *
+ * Without `/usr/bin/chromium` or without this folder's own package (`npm ci --prefix
+ * test/browser`: playwright-core and @fastify/cors), the suite is skipped and says so.
+ *
+ * @module
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { BrowserContext, Page } from 'playwright-core';
+import plantStore from '../../lib/fastify.ts';
+import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const TOKEN = 'fastify-cors-token';
+const installed = (name: string) => existsSync(new URL(`./node_modules/${name}/`, import.meta.url));
+const skip = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
+  : !installed('playwright-core') || !installed('@fastify/cors')
+    ? 'playwright-core or @fastify/cors is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
+    : false;
+
+/** A page of its own origin, to call the API from. */
+async function originServer(servers: Server[]): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>a plant app</title><p>a plant app</p>');
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What a page's `fetch` of `POST /api/plants` saw: the response, or the error it threw. */
+interface Seen {
+  readonly status?: number;
+  readonly body?: string;
+  readonly challenge?: string | null;
+  readonly error?: string;
+}
+
+function createFrom(page: Page, api: string, token: string, body: string): Promise<Seen> {
+  return page.evaluate(
+    async ({ api, token, body }) => {
+      try {
+        const response = await fetch(`${api}/plants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+        });
+        return {
+          status: response.status,
+          body: await response.text(),
+          challenge: response.headers.get('www-authenticate'),
+        };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    },
+    { api, token, body },
+  );
+}
+
+describe('plant-store/fastify behind @fastify/cors in Chromium', { skip }, () => {
+  const servers: Server[] = [];
+  let app: FastifyInstance;
+  let context: BrowserContext;
+  let userDataDir: string;
+  let appOrigin: string;
+  let strangerOrigin: string;
+  let api: string;
+
+  before(async () => {
+    appOrigin = await originServer(servers);
+    strangerOrigin = await originServer(servers);
+    const { default: fastifyCors } = await import('@fastify/cors');
+    app = Fastify();
+    await app.register(fastifyCors, { origin: appOrigin, exposedHeaders: ['WWW-Authenticate'] });
+    const store = createPlantStore({ verifier: createStaticTokenVerifier([TOKEN]) });
+    await app.register(plantStore, { store, prefix: '/api' });
+    api = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api`;
+    const { chromium } = await import('playwright-core');
+    userDataDir = mkdtempSync(join(tmpdir(), 'plant-store-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
+  });
+
+  after(async () => {
+    await context?.close();
+    await app?.close();
+    for (const server of servers) server.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  });
+
+  it("creates a plant from the allowed origin's page, exact int64 id and all", async () => {
+    const page = await context.newPage();
+    await page.goto(appOrigin);
+    const body = '{"id": 9007199254740993, "name": "Monstera", "tag": "aroid"}';
+    const created = await createFrom(page, api, TOKEN, body);
+    assert.deepEqual(created, {
+      status: 200,
+      body: '{"name":"Monstera","tag":"aroid"}',
+      challenge: null,
+    });
+    // The id was stored exactly: its neighbour is free, the same plant a replay.
+    const neighbour = '{"id": 9007199254740992, "name": "Fern"}';
+    assert.equal((await createFrom(page, api, TOKEN, neighbour)).status, 200);
+    assert.equal((await createFrom(page, api, TOKEN, body)).status, 200);
+    const refused = await createFrom(page, api, 'wrong-token', body);
+    assert.equal(refused.status, 401);
+    assert.equal(refused.challenge, 'Bearer realm="plant-store", error="invalid_token"');
+    await page.close();
+  });
+
+  it("is blocked by the browser on another origin's page", async () => {
+    const page = await context.newPage();
+    await page.goto(strangerOrigin);
+    const seen = await createFrom(page, api, TOKEN, '{"id": 2, "name": "Pilea"}');
+    assert.match(seen.error ?? '', /Failed to fetch/);
+    await page.close();
+  });
+});
