@@ -283,6 +283,10 @@ describe('plant-store/fastify', () => {
     // Step 3 comes before step 5: an empty body is still a 400.
     const empty = await fetch(`${url}/api/plants`, create(''));
     assert.equal(empty.status, 400);
+    // A limit of 0 never reaches the store: Fastify refuses it when the app is made.
+    assert.throws(() => Fastify({ bodyLimit: 0 }), {
+      code: 'FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT',
+    });
   });
 
   it("hands onError Fastify's request id and the Fastify request, and logs through request.log without onError", async (t) => {
