@@ -198,6 +198,9 @@ describe('createRouter', () => {
     assert.equal(dots.status, 404);
     assert.equal(dots.headers.get('content-type'), 'application/json');
     assert.deepEqual(JSON.parse(dots.body), { error: 404, message: 'not found' });
+    const piped = await rawGet(url, '/a|b/v1/openapi.json');
+    assert.equal(piped.status, 404);
+    assert.equal(piped.headers.get('content-type'), 'application/json');
   });
 
   it('answers under a mount path with a trailing slash as under the path without it', async (t) => {

@@ -382,6 +382,10 @@ describe('plant-store/fastify', () => {
     const dots = await rawGet(url, '/%2e%2e/v1/openapi.json');
     assert.equal(dots.status, 404);
     assert.deepEqual(JSON.parse(dots.body), { error: 404, message: 'not found' });
+    // Nor is a character a URL parser leaves as it is but no URL path holds.
+    const piped = await rawGet(url, '/a|b/v1/openapi.json');
+    assert.equal(piped.status, 404);
+    assert.deepEqual(JSON.parse(piped.body), { error: 404, message: 'not found' });
   });
 
   it('takes a prefix with a trailing slash as Fastify takes it', async (t) => {
@@ -468,5 +472,25 @@ describe('plant-store/fastify', () => {
     const next = await fetch(`${url}/plants`, create('{"id": 1, "name": "Fern"}'));
     assert.equal(next.status, 200);
     assert.deepEqual(errors, []);
+  });
+
+  it('answers a transfer coding it cannot read with 501 and closes, before the store reads a byte', async (t) => {
+    const app = Fastify();
+    const { store } = mountStore();
+    app.register(plantStore, { store });
+    const url = await listen(t, app);
+    const text = await rawExchange(
+      Number(new URL(url).port),
+      'POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cr3t\r\n' +
+        'Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n' +
+        '5\r\nhello\r\n0\r\n\r\n',
+    );
+    const answer = parseRawResponse(text);
+    assert.equal(answer.status, 501);
+    assert.equal(answer.headers.get('connection'), 'close');
+    assert.deepEqual(JSON.parse(answer.body), {
+      error: 501,
+      message: 'transfer coding not implemented: gzip (only chunked is)',
+    });
   });
 });
