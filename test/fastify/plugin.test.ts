@@ -6,6 +6,7 @@
  */
 
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { describe, it, type TestContext } from 'node:test';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -492,5 +493,29 @@ describe('plant-store/fastify', () => {
       error: 501,
       message: 'transfer coding not implemented: gzip (only chunked is)',
     });
+  });
+
+  it("tells the create channel Fastify's request id and the route template, prefix and basePath included", async (t) => {
+    const seen: unknown[] = [];
+    const channel = diagnostics.tracingChannel('plant-store:create');
+    const start = (message: unknown) => seen.push({ ...(message as object) });
+    const handlers = { start, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
+    channel.subscribe(handlers);
+    t.after(() => channel.unsubscribe(handlers));
+    const app = Fastify({ genReqId: () => 'fastify-id' });
+    app.register(plantStore, { store: mountStore({ basePath: '/v1' }).store, prefix: '/:tenant' });
+    const url = await listen(t, app);
+    const created = await fetch(`${url}/acme/v1/plants`, create('{"id": 1, "name": "Fern"}'));
+    assert.equal(created.status, 200);
+    assert.deepEqual(seen, [
+      {
+        requestId: 'fastify-id',
+        method: 'POST',
+        path: '/acme/v1/plants',
+        route: '/:tenant/v1/plants',
+        traceparent: undefined,
+        tracestate: undefined,
+      },
+    ]);
   });
 });
