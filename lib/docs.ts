@@ -11,5 +11,5 @@ export {
   DEFAULT_DOCS_PATH,
   DEFAULT_DOCUMENT_URL,
 } from './docs/create-docs-handler.ts';
-export type { CreateDocsHandlerOptions, FetchHandler } from './docs/types.ts';
+export type { CreateDocsHandlerOptions } from './docs/types.ts';
 export { withDocs } from './docs/with-docs.ts';

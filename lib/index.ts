@@ -28,6 +28,7 @@ export type {
   CreatePlantOutcome,
   CreatePlantStoreOptions,
   ErrorContext,
+  FetchHandler,
   NewPlant,
   Plant,
   PlantRepository,

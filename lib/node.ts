@@ -12,7 +12,6 @@
 export { serve } from './node/serve.ts';
 export { toNodeListener } from './node/to-node-listener.ts';
 export type {
-  FetchHandler,
   NodeListener,
   RequestRecord,
   ServeHandle,

@@ -277,6 +277,9 @@ export interface ErrorContext {
   readonly host?: unknown;
 }
 
+/** A web-standard request handler, such as `PlantStore.fetch`, as `plant-store/node` takes it. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
 /** A plant store: the operation and a router around it. */
 export interface PlantStore {
   /**

@@ -15,6 +15,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AdminSettings } from './settings.ts';
+import { pathOf } from '../store/url-path.ts';
 
 /** What one readiness check found. */
 export interface ReadinessResult {
@@ -80,7 +81,7 @@ export function startAdminServer(
 ): Promise<AdminHandle> {
   const findings = cached(sources.checks, sources.report);
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = pathOf(req.url ?? '/');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { ...JSON_TYPE, allow: 'GET, HEAD' });
       res.end(JSON.stringify({ error: 405, message: 'method not allowed' }));

@@ -30,6 +30,3 @@ export interface CreateDocsHandlerOptions {
    */
   readonly onError?: (error: unknown) => void;
 }
-
-/** A web-standard handler, as `createDocsHandler` returns and `withDocs` takes. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;

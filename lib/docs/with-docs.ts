@@ -9,7 +9,8 @@ import { checkOptionNames } from '../guards/check-option-names.ts';
 import { recordRoutes, routesOf } from '../store/store-routes.ts';
 import { pathOf } from '../store/url-path.ts';
 import { DOCS_OPTIONS, docsHandler, isDocsFile } from './create-docs-handler.ts';
-import type { CreateDocsHandlerOptions, FetchHandler } from './types.ts';
+import type { FetchHandler } from '../types.ts';
+import type { CreateDocsHandlerOptions } from './types.ts';
 
 /**
  * Puts the interactive API reference in front of a fetch handler: `GET <path>`, `<path>/` and

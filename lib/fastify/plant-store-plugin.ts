@@ -22,11 +22,10 @@ import {
   DEFAULT_MAX_DRAIN_BYTES,
   type ListenerConfig,
 } from '../node/listener-config.ts';
-import type { FetchHandler } from '../node/types.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import type { Reply } from '../operation/plain-request.ts';
 import { fetchUnder, routesOf } from '../store/store-routes.ts';
-import type { PlantStore } from '../types.ts';
+import type { FetchHandler, PlantStore } from '../types.ts';
 
 /** Options of the Fastify plugin, beside Fastify's own `prefix`. */
 export interface PlantStorePluginOptions {

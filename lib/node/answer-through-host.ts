@@ -15,7 +15,7 @@ import type { ListenerConfig } from './listener-config.ts';
 import { NodeRequest } from './node-request.ts';
 import { drainRequest, keepAliveOrClose } from './request-body.ts';
 import { respond } from './respond.ts';
-import type { FetchHandler } from './types.ts';
+import type { FetchHandler } from '../types.ts';
 
 /** A request as a framework has it: its own object, id and body limit beside node's request. */
 export class HostedRequest extends NodeRequest {

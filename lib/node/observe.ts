@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorReply } from '../errors.ts';
 import { guardHook } from '../guards/call-hook.ts';
+import { targetPath } from './node-request.ts';
 import { assignedRequestId, assignRequestId, newRequestId } from './request-id.ts';
 import type { RequestRecord, ServeOptions } from './types.ts';
 
@@ -56,13 +57,6 @@ export function observerOf(
   };
 }
 
-/** The path of a request target, without its query. */
-function pathOnly(target: string | undefined): string {
-  if (target === undefined) return '';
-  const query = target.indexOf('?');
-  return query === -1 ? target : target.slice(0, query);
-}
-
 /** What a response carries while it is followed to its end. */
 interface FollowedResponse extends ServerResponse {
   [FOLLOWED]?: { readonly onEnd: (record: RequestRecord) => void; readonly started: number };
@@ -105,7 +99,8 @@ function recordEnd(this: FollowedResponse): void {
   followed.onEnd({
     requestId: assignedRequestId(req),
     method: req.method ?? '',
-    path: pathOnly(req.url),
+    // A target that is no path (`*`, absolute form) is logged as it came.
+    path: targetPath(req.url) ?? req.url ?? '',
     status: this.writableFinished ? this.statusCode : 0,
     durationMs: performance.now() - followed.started,
     bytesIn,

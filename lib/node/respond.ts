@@ -13,7 +13,7 @@ import { type ListenerConfig, report } from './listener-config.ts';
 import type { NodeRequest } from './node-request.ts';
 import { type BodyState, drainRequest, keepAliveOrClose } from './request-body.ts';
 import { sendReply, sendResponse } from './send.ts';
-import type { FetchHandler } from './types.ts';
+import type { FetchHandler } from '../types.ts';
 
 /**
  * Answers one request through `handler`: builds the `Request`, awaits the `Response` (a handler

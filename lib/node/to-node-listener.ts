@@ -25,7 +25,8 @@ import { NodeRequest } from './node-request.ts';
 import { drainRequest, keepAliveOrClose } from './request-body.ts';
 import { respond } from './respond.ts';
 import { sendReply } from './send.ts';
-import type { FetchHandler, NodeListener, ToNodeListenerOptions } from './types.ts';
+import type { FetchHandler } from '../types.ts';
+import type { NodeListener, ToNodeListenerOptions } from './types.ts';
 
 /** Every option `toNodeListener` takes. */
 export const LISTENER_OPTIONS = ['onError', 'maxDrainBytes', 'drainTimeout'] as const;

@@ -8,13 +8,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 
-/**
- * A web-standard request handler, such as `PlantStore.fetch`.
- *
- * [MDN `Request`](https://developer.mozilla.org/en-US/docs/Web/API/Request),
- * [MDN `Response`](https://developer.mozilla.org/en-US/docs/Web/API/Response)
- */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+import type { FetchHandler } from '../types.ts';
 
 /**
  * A request listener, as `http.createServer`, Express, and `http2.createServer` and

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { type FetchHandler, type ToNodeListenerOptions, toNodeListener } from '../../lib/node.ts';
+import type { FetchHandler } from '../../lib/index.ts';
+import { type ToNodeListenerOptions, toNodeListener } from '../../lib/node.ts';
 
 /** How long any single wait may take before it fails as an assertion instead of hanging. */
 export const DEADLINE_MS = 5000;
