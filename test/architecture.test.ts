@@ -1,7 +1,8 @@
 /**
  * The layout's rules, pinned so that they hold as the code grows (see ARCHITECTURE.md): the
- * public entries only re-export, nothing imports in a cycle, only the Node adapter and the CLI
- * load `node:*`, the core entry reaches no package but valibot, and no file outgrows one job.
+ * public entries only re-export, each folder imports only what ARCHITECTURE.md's table lets it,
+ * nothing imports in a cycle, only the Node adapter and the CLI load `node:*`, the core entry
+ * reaches no package but valibot, and no file outgrows one job.
  *
  * @module
  */
@@ -31,6 +32,25 @@ const TOP_LEVEL = [...ENTRIES, 'errors.ts', 'types.ts'];
 /** Where `node:*` may be imported: the Node adapter and the standalone server. */
 const NODE_ONLY = ['node.ts', 'node/', 'cli/'];
 const MAX_LINES = 300;
+const ARCHITECTURE = readFileSync(
+  fileURLToPath(new URL('../ARCHITECTURE.md', import.meta.url)),
+  'utf8',
+);
+
+/**
+ * ARCHITECTURE.md's table of folders: each place (a folder such as `store/`, or a top-level
+ * file) with what it may import, as the names the table writes in backticks.
+ */
+function importRules(): Map<string, string[]> {
+  const rules = new Map<string, string[]>();
+  const names = (cell: string) =>
+    [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string);
+  for (const row of ARCHITECTURE.split('\n').filter((line) => line.startsWith('| `'))) {
+    const [places = '', , allowed = ''] = row.slice(1, -1).split(' | ');
+    for (const place of names(places)) rules.set(place, names(allowed));
+  }
+  return rules;
+}
 
 /** Every `.ts` file under `lib/`, as a path relative to it. */
 function libFiles(dir = LIB): string[] {
@@ -107,6 +127,36 @@ describe('the layout of lib/', () => {
       (file) => file.startsWith('docs') || file.startsWith('cors'),
     );
     assert.deepEqual(optional, []);
+  });
+
+  it("holds every import to what ARCHITECTURE.md's table lets its folder import", () => {
+    const rules = importRules();
+    for (const file of sources.keys()) {
+      if (ENTRIES.includes(file)) continue;
+      const place = file.includes('/') ? `${file.split('/')[0]}/` : file;
+      const allowed = rules.get(place);
+      assert.ok(allowed, `${place} has no row in ARCHITECTURE.md's table`);
+      const { local, packages } = importsOf(file);
+      for (const target of local) {
+        if (place.endsWith('/') && target.startsWith(place)) continue;
+        const ok = allowed.some((name) =>
+          name.endsWith('/') ? target.startsWith(name) : target === name,
+        );
+        assert.ok(
+          ok,
+          `${file} imports ${target}, which ARCHITECTURE.md does not let ${place} import`,
+        );
+      }
+      for (const name of packages) {
+        const ok = allowed.some((rule) =>
+          rule.endsWith('*') ? name.startsWith(rule.slice(0, -1)) : name === rule,
+        );
+        assert.ok(
+          ok,
+          `${file} imports the package ${name}, which ARCHITECTURE.md does not let ${place} import`,
+        );
+      }
+    }
   });
 
   it('has no import cycles', () => {
