@@ -1,9 +1,5 @@
 /**
- * A plant store's routes answered inside a framework that sends answers itself (Fastify's
- * `reply`), so that the host's hooks see them: the request is read once, as `toNodeListener`
- * reads it, and each answer is handed to the framework with the adapter's rules for a body left
- * unread. Also the store's handlers per mount path, for hosts whose mount path has parameters.
- *
+ * A store's routes answered through a framework's own reply (Fastify's), so that its hooks run.
  * @module
  */
 
@@ -17,17 +13,11 @@ import { drainRequest, keepAliveOrClose } from './request-body.ts';
 import { respond } from './respond.ts';
 import type { FetchHandler } from '../types.ts';
 
-/** A request as a framework has it: its own object, id and body limit beside node's request. */
+/** A request with the framework's own object, id and body limit. */
 export class HostedRequest extends NodeRequest {
   declare readonly bodyLimit: number | undefined;
   declare private readonly id: string | undefined;
 
-  /**
-   * @param host The framework's request: `context.host` for collaborators and `onError`.
-   * @param route The route template, for telemetry.
-   * @param id The framework's id for the request, the one the store reports.
-   * @param bodyLimit The framework's body limit for the route.
-   */
   constructor(
     req: IncomingMessage,
     res: ServerResponse,
@@ -52,10 +42,7 @@ export interface HostSend {
   readonly response: (response: Response) => void;
 }
 
-/**
- * Answers a request on a store's plain route and hands the reply to the framework; a request no
- * handler may see (a bad Host, a transfer coding the server cannot read) gets its `400` at once.
- */
+/** Answers a request on a store's plain route and hands the reply to the framework. */
 export function answerPlain(
   routes: StoreRoutes,
   request: HostedRequest,
@@ -78,14 +65,11 @@ export function answerFetch(
   send: HostSend,
 ): void {
   if (refused(request, res, send)) return;
-  // `respond` answers every failure it can; a rejection is a bug to report, not to crash on.
+  // A rejection here is a bug to report, not to crash on.
   respond(handler, request, req, res, config, send.response).catch(config.onError);
 }
 
-/**
- * Hands a plain reply to the framework: a request body still unread is drained after it, or the
- * response says the connection closes (a `413`'s body is never read).
- */
+/** Hands a plain reply to the framework, then drains an unread body or closes the connection. */
 export function answerReply(
   req: IncomingMessage,
   res: ServerResponse,
@@ -98,24 +82,24 @@ export function answerReply(
   if (drain) drainRequest(req, undefined, config);
 }
 
+/** Answers a request no handler may see (a bad Host, an unreadable framing) at once. */
 function refused(request: NodeRequest, res: ServerResponse, send: HostSend): boolean {
-  // Node reads nothing more on a connection after a request that asks for an upgrade.
+  // Node reads nothing more on a connection after an upgrade request.
   if (request.upgrade) res.shouldKeepAlive = false;
   const problem = request.problem;
   if (problem === undefined) return false;
-  // The server may not know where such a request's body ends: the connection closes after it.
+  // Where such a request's body ends may be unknown: the connection closes after the answer.
   res.shouldKeepAlive = false;
   send.reply(problem);
   return true;
 }
 
-// A host mounts a store under a path with parameters, so it sees many mount paths; a few are kept.
+// A mount path with parameters yields many mount paths; only so many handlers are kept.
 const KEPT_MOUNT_PATHS = 64;
 
 /**
- * A store's handler per mount path, made by `make` on first use and kept for a bounded number of
- * paths. A mount path is taken as a URL parser writes it (`"` as `%22`), as the store reads the
- * request's path; one that is no URL path then (a dot segment, or one `make` refuses) has none.
+ * A store's handler per mount path, made on first use. The path is read as a URL parser writes it,
+ * as the store reads the request's; one with a dot segment, or that `make` throws on, has none.
  */
 export function handlersUnder<Handler>(
   make: (prefix: string) => Handler,
@@ -137,7 +121,6 @@ export function handlersUnder<Handler>(
   };
 }
 
-/** A mount path as a URL parser writes it, or `undefined` when the parser drops a segment of it. */
 function writtenAsUrl(path: string): string | undefined {
   if (path === '' || path === '/') return '';
   let written: string;
@@ -146,9 +129,8 @@ function writtenAsUrl(path: string): string | undefined {
   } catch {
     return undefined;
   }
-  // A parser resolves dot segments away: a path that loses one so is none the store serves.
+  // A dot segment is resolved away: such a path is none the store serves.
   return written.split('/').length === path.split('/').length ? written : undefined;
 }
 
-/** The answer to a request under a mount path the store cannot serve. */
 export const NOT_FOUND = errorReply('ERR_NOT_FOUND');

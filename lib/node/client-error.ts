@@ -1,16 +1,6 @@
 /**
- * A `serve` server's answer to bytes its HTTP parser rejects, such that every request that was
- * executed still gets its final response before the connection closes (RFC 9112 section 9.6),
- * and a framing error gets exactly one Error body, then close:
- * - the error is inside a request's own body (a malformed chunk or trailer, a `Transfer-Encoding`
- *   node refuses mid-stream): that request is answered `400` if it was not answered yet, and the
- *   connection closes; it never gets a second response;
- * - the error is in bytes after a request: that request's response goes out first; then, unless
- *   it said `Connection: close` (after which later bytes are ignored, never executed), the
- *   rejected bytes get their `400` (`431` for a head over `maxHeaderSize`), and the connection
- *   closes.
- * A timed-out (slowloris) or reset client is cut.
- *
+ * `serve`'s answer to bytes its HTTP parser rejects: each executed request still gets its response
+ * first (RFC 9112 section 9.6), a framing error one Error body, then the connection closes.
  * @module
  */
 
@@ -26,13 +16,7 @@ const LINGER_MS = 1000;
 /** Sockets already being closed after a parser error: later errors on them are ignored. */
 const rejected = new WeakSet<object>();
 
-/**
- * Answers a parser error on `socket`, as the module comment says.
- *
- * @param error The parser's error (`HPE_*`), a timeout or a reset.
- * @param socket The connection.
- * @param prepareRaw What an answer written straight to the socket gets first (a request id).
- */
+/** Answers a parser error (`HPE_*`), a timeout or a reset; `prepareRaw` adds a request id. */
 export function rejectClient(
   error: NodeJS.ErrnoException,
   socket: Duplex,
@@ -50,9 +34,7 @@ export function rejectClient(
   );
   const { owed, incoming, closing } = connectionOf(socket);
   if (incoming !== undefined && !incoming.complete) {
-    // The error is inside this request: it gets one answer, its own. Its body will never end,
-    // so its reader is ended with the connection (a handler still waiting for it ends quietly:
-    // the request was answered here).
+    // The error is in this request's own body: it gets one answer; its reader ends with the socket.
     if (owed !== undefined && !owed.headersSent) {
       takeOver(owed);
       owed.shouldKeepAlive = false;
@@ -68,10 +50,7 @@ export function rejectClient(
   });
 }
 
-/**
- * Writes an Error body reply straight to a socket that has no response object (a request the
- * parser rejected, a `CONNECT`), with `Connection: close`, then closes it.
- */
+/** Writes a reply to a socket that has no response object (a rejected request, a `CONNECT`). */
 export function writeRawReply(socket: Duplex, reply: ErrorReply): void {
   let head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\n`;
   for (const name in reply.headers) head += `${name}: ${reply.headers[name]}\r\n`;
@@ -80,7 +59,6 @@ export function writeRawReply(socket: Duplex, reply: ErrorReply): void {
   linger(socket);
 }
 
-/** Runs `then` once `res` is finished (or gone), at once when there is none. */
 function afterResponse(res: ServerResponse | undefined, then: () => void): void {
   if (res === undefined || res.writableFinished || res.destroyed) {
     then();
@@ -97,10 +75,7 @@ function afterResponse(res: ServerResponse | undefined, then: () => void): void 
   res.once('close', once);
 }
 
-/**
- * Ends a socket (not destroy) and lets it linger: closing a socket with unread input sends a
- * reset, which can make the client lose the answer it was sent.
- */
+/** Ends before it destroys: closing with unread input sends a reset that can lose the answer. */
 function linger(socket: Duplex, andThen?: () => void): void {
   socket.end();
   setTimeout(() => {

@@ -1,15 +1,6 @@
 /**
- * `serve`'s connection cap, a cap on abuse rather than on service: at the cap the connection
- * idle the longest is closed to make room for a new one, as nginx reclaims idle keep-alive
- * connections, and a new connection is refused only while every open one is busy. Busy means a
- * request is being read (a byte of it received) or answered, or a response is still being
- * written; a connection that has not finished its first request is busy too (`headersTimeout`
- * bounds it).
- *
- * Idle connections are kept in the order they became idle, so finding the one idle the longest
- * costs the same whatever the number of connections. While none is idle, node refuses new ones
- * itself (`server.maxConnections` and its `'drop'` event), before a socket is made.
- *
+ * `serve`'s connection cap: at the cap the longest-idle connection is closed to make room, as nginx
+ * does, and a new one is refused only while every open connection is busy.
  * @module
  */
 
@@ -19,26 +10,12 @@ import { allAnswered, watchIdle } from './connection.ts';
 import { count } from './listener-config.ts';
 import { openFileLimit } from './open-file-limit.ts';
 
-/**
- * The cap when none is given. Each open connection holds a file descriptor and memory, and a
- * slow client may hold one until `headersTimeout`: a cap keeps a flood of connections from
- * exhausting either, while leaving room for far more clients than a load balancer's pool holds.
- */
 const DEFAULT_MAX_CONNECTIONS = 4096;
 
-/**
- * Descriptors left for all but client connections: the listening sockets, a database pool,
- * stdio and log files, and node's own.
- */
+/** Descriptors kept for the listening sockets, a database pool, stdio and log files. */
 const RESERVED_DESCRIPTORS = 128;
 
-/**
- * The cap in effect: `maxConnections` as given (or its default), but never more connections than
- * the open-file limit leaves room for, since past it accepting fails and the database pool and
- * log files starve with the clients.
- *
- * @throws {TypeError} When `maxConnections` is not a positive integer.
- */
+/** The cap in effect: never more than the open-file limit leaves room for, or the pool starves. */
 export function maxConnectionsFor(
   maxConnections: number | undefined,
   limit = openFileLimit(),
@@ -49,16 +26,13 @@ export function maxConnectionsFor(
   return Math.min(wanted, Math.max(limit - RESERVED_DESCRIPTORS, Math.floor(limit / 2), 1));
 }
 
-/**
- * Caps the open connections of `server` at `max`. `onRefused` is called for each connection
- * closed unanswered because every open one was busy; it must not throw.
- */
+/** Caps `server`'s open connections at `max`; `onRefused` must not throw. */
 export function capConnections(server: Server, max: number, onRefused: () => void): void {
   // Each idle connection with the bytes it had received then: any byte more begins a request.
   const idle = new Map<Socket, number>();
   let open = 0;
-  // Node refuses a connection past `maxConnections` before making a socket of it, far cheaper
-  // under a flood than refusing here: it lets one more in per idle connection, to replace it.
+  // Node drops a connection past `maxConnections` before it makes a socket; one more per idle
+  // connection lets a new one in to replace it.
   const leaveRoom = (): void => {
     server.maxConnections = max + idle.size;
   };
@@ -70,13 +44,11 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
     const socket = res.req.socket;
     if (!res.shouldKeepAlive || socket.destroyed) return;
     if (!res.writableFinished) {
-      // Still being written, or a pipelined response waiting for its turn.
       res.once('finish', () => settled(res));
     } else if (!res.req.complete) {
-      // Its body is drained after the response, or node has yet to end a bodyless request.
       res.req.once('end', () => settled(res));
     } else if (isIdle(socket)) {
-      // Deleted first so that the order stays the order in which they became idle.
+      // Deleted first, so the order stays the order in which they became idle.
       idle.delete(socket);
       idle.set(socket, socket.bytesRead);
       leaveRoom();
@@ -107,8 +79,7 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
     open++;
     socket.on('close', closed);
     watchIdle(socket, settled);
-    // A socket being destroyed still counts until its 'close': each new one past the cap makes
-    // its own room or is refused (an idle connection may have turned busy since it was counted).
+    // A destroyed socket counts until its 'close': each one past the cap makes its own room.
     if (open > max && !reclaim()) {
       socket.destroy();
       onRefused();
@@ -116,12 +87,7 @@ export function capConnections(server: Server, max: number, onRefused: () => voi
   });
 }
 
-/**
- * Whether nothing is in flight on a connection: every request it was sent read whole and
- * answered, no response being written. Whether a next request has begun shows in the bytes
- * received once the connection is idle; one whose first bytes came before the last response was
- * written cannot be seen (node's own keep-alive timeout closes such a connection as idle too).
- */
+/** Whether every request on the connection was read whole and answered, and nothing is queued. */
 function isIdle(socket: Socket): boolean {
   return !socket.destroyed && allAnswered(socket) && socket.writableLength === 0;
 }

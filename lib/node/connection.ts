@@ -1,10 +1,6 @@
 /**
- * What a socket remembers between the requests on it, so that a parser error never costs an
- * executed request its response (RFC 9112 section 9.6): the response it still owes, the request
- * whose body may still be arriving, and whether the last response said the connection closes.
- * Kept as properties on the socket rather than `WeakMap` entries, which are dearer to set and
- * clear on every request.
- *
+ * What a socket remembers between its requests, so that a parser error never costs an executed
+ * request its response (RFC 9112 section 9.6).
  * @module
  */
 
@@ -18,7 +14,6 @@ const TAKEN_OVER: unique symbol = Symbol('plant-store.taken-over');
 const CONTINUE: unique symbol = Symbol('plant-store.continue');
 const IDLE_WATCH: unique symbol = Symbol('plant-store.idle-watch');
 
-/** A socket of a server, with what it remembers. */
 interface ConnectionSocket {
   /** The response not yet handed whole to the socket. */
   [OWED]?: ServerResponse | undefined;
@@ -30,7 +25,6 @@ interface ConnectionSocket {
   [IDLE_WATCH]?: ((res: ServerResponse) => void) | undefined;
 }
 
-/** A response, with what the connection handling marks on it. */
 interface MarkedResponse {
   /** Answered by the connection handling (a framing error): the handler's answer is dropped. */
   [TAKEN_OVER]?: boolean;
@@ -45,13 +39,7 @@ export function requestArrived(req: IncomingMessage, res: ServerResponse): void 
   socket[INCOMING] = req;
 }
 
-/**
- * Forgets `res` as owed once its every byte was handed to the socket (`end` called on an
- * assigned socket), and remembers whether it said the connection closes. A pipelined response
- * still waiting for its turn has no socket yet and stays. Forgetting promptly also lets the
- * response and all it references be collected with its request. Under a connection cap, the cap
- * hears of it: the connection may be idle now.
- */
+/** Forgets `res` as owed once `end` handed it to its socket; a connection cap hears of it. */
 export function handedOver(res: ServerResponse): void {
   // An HTTP/2 response owes its connection nothing, and has no socket once its stream closed.
   const socket = res.socket as ConnectionSocket | null | undefined;
@@ -64,12 +52,10 @@ export function handedOver(res: ServerResponse): void {
   (res.req?.socket as ConnectionSocket | null | undefined)?.[IDLE_WATCH]?.(res);
 }
 
-/** Has `watch` hear every response handed over on `socket`. */
 export function watchIdle(socket: Duplex, watch: (res: ServerResponse) => void): void {
   (socket as ConnectionSocket)[IDLE_WATCH] = watch;
 }
 
-/** What a socket owes and remembers, for the answer to a parser error. */
 export function connectionOf(socket: Duplex): {
   readonly owed: ServerResponse | undefined;
   readonly incoming: IncomingMessage | undefined;
@@ -79,10 +65,7 @@ export function connectionOf(socket: Duplex): {
   return { owed: state[OWED], incoming: state[INCOMING], closing: state[CLOSING] === true };
 }
 
-/**
- * Whether a connection is done with every request it was sent so far and stays open: each read
- * whole and its response written whole (a pipelined response waiting for its turn is not).
- */
+/** Whether every request on a connection that stays open was read whole and answered whole. */
 export function allAnswered(socket: Duplex): boolean {
   const state = socket as ConnectionSocket;
   const owed = state[OWED];
@@ -104,7 +87,6 @@ export function takeOver(res: ServerResponse): void {
   (res as MarkedResponse)[TAKEN_OVER] = true;
 }
 
-/** Whether the connection handling answered this response itself. */
 export function isTakenOver(res: ServerResponse): boolean {
   return (res as MarkedResponse)[TAKEN_OVER] === true;
 }
@@ -114,7 +96,6 @@ export function holdContinue(res: ServerResponse): void {
   (res as MarkedResponse)[CONTINUE] = true;
 }
 
-/** Sends a held-back `100 Continue`, once, when the body is about to be read. */
 export function sendContinue(res: ServerResponse): void {
   const marked = res as MarkedResponse;
   if (marked[CONTINUE] === true && !res.headersSent) {
@@ -123,7 +104,7 @@ export function sendContinue(res: ServerResponse): void {
   }
 }
 
-/** Whether a `100 Continue` was held back and never sent: the client may not send the body. */
+/** Whether a `100 Continue` was held back and never sent: the client may never send the body. */
 export function continueWithheld(res: ServerResponse): boolean {
   return (res as MarkedResponse)[CONTINUE] === true;
 }

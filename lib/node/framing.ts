@@ -1,17 +1,8 @@
-/**
- * What a request's `Transfer-Encoding` says of its framing, checked before anything reads the
- * body (RFC 9112 section 6.1): `chunked` once and last is the one framing plant-store reads; a
- * final coding other than `chunked` leaves the body's end unknown (`400`, then close, section
- * 6.3), and another coding before it is one the server does not implement (`501`).
- *
- * @module
- */
-
 import { type ErrorReply, errorReply } from '../errors.ts';
 
 /**
- * The answer to a request whose `Transfer-Encoding` (all its lines, joined with commas) the
- * server cannot read, or `undefined` when it is plain `chunked`.
+ * The answer to a `Transfer-Encoding` (its lines joined) the server cannot read (RFC 9112 section
+ * 6.1): only `chunked`, once and last, is read; another last coding is a `400`, one before a `501`.
  */
 export function transferCodingProblem(value: string): ErrorReply | undefined {
   // The usual value, without a split.

@@ -1,10 +1,6 @@
 /**
- * What HTTP/2 changes for the adapter, as `node:http2`'s compatibility API hands a request over:
- * the authority comes from `:authority` (RFC 9113 section 8.3.1), a body is whatever follows a
- * HEADERS frame that did not end the stream, a response carries no connection-specific field,
- * and a body the answer did not need is refused by closing the stream, not the connection. The
- * listener decides once per request, by `req.httpVersionMajor`, whether any of this applies.
- *
+ * What HTTP/2 changes for the adapter: the authority from `:authority` (RFC 9113 section 8.3.1),
+ * no connection-specific response fields, and an unneeded body stopped by closing its stream only.
  * @module
  */
 
@@ -13,12 +9,10 @@ import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Stream } from 
 import { type ErrorReply, errorReply } from '../errors.ts';
 import { isValidHost } from './host.ts';
 
-/** Whether a request came over HTTP/2, as an `Http2ServerRequest`. */
 export function isHttp2(req: IncomingMessage): boolean {
   return req.httpVersionMajor === 2;
 }
 
-/** What an HTTP/2 request's head says in place of HTTP/1.1's Host line and framing headers. */
 export interface Http2Head {
   /** The request's authority, `undefined` when `problem` says why there is none. */
   readonly host: string | undefined;
@@ -29,14 +23,8 @@ export interface Http2Head {
 }
 
 /**
- * Reads an HTTP/2 request's head: its authority, `:authority` or the one Host line a client sent
- * without it, and whether a body follows. A Host that names another authority than
- * `:authority` makes the request malformed (RFC 9113 section 8.3.1), as does more than one Host
- * line, as on HTTP/1.1.
- *
- * @param req The request, an `Http2ServerRequest`.
- * @param host The one Host line, `undefined` when there is none or more than one.
- * @param hosts How many Host lines came.
+ * Reads an HTTP/2 request's authority and whether a body follows. More than one Host line, or one
+ * that names another authority than `:authority`, makes the request malformed (section 8.3.1).
  */
 export function readHttp2Head(
   req: IncomingMessage,
@@ -58,11 +46,7 @@ export function readHttp2Head(
 const NO_AUTHORITY = 'the :authority (or Host) is missing or not valid';
 const TWO_AUTHORITIES = 'the Host header names another authority than :authority';
 
-/**
- * Whether two authorities name the same host and port, after the scheme-based normalisation
- * RFC 9113 asks for (RFC 3986 section 6.2.3): the host's case, an empty port and the scheme's
- * default port do not count.
- */
+/** Whether two authorities match after RFC 3986 section 6.2.3's scheme-based normalisation. */
 function sameAuthority(a: string, b: string, scheme: string): boolean {
   return normalised(a, scheme) === normalised(b, scheme);
 }
@@ -77,11 +61,7 @@ function normalised(authority: string, scheme: string): string {
   return value;
 }
 
-/**
- * The fields HTTP/2 forbids in a response (RFC 9113 section 8.2.2), which node refuses to send:
- * a handler's `Response` may carry them for HTTP/1.1, so they are dropped here, as an
- * intermediary drops them.
- */
+/** Fields HTTP/2 forbids in a response (RFC 9113 section 8.2.2), which node throws on. */
 const CONNECTION_SPECIFIC: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
@@ -92,7 +72,6 @@ const CONNECTION_SPECIFIC: ReadonlySet<string> = new Set([
   'te',
 ]);
 
-/** A handler's response headers as a flat name/value list an HTTP/2 response can carry. */
 export function http2Fields(headers: Headers): string[] {
   const fields: string[] = [];
   for (const [name, value] of headers) {
@@ -102,11 +81,8 @@ export function http2Fields(headers: Headers): string[] {
 }
 
 /**
- * Asks the client to stop sending a body the answer does not need: once the response went out
- * whole, END_STREAM included, the stream is reset with NO_ERROR (RFC 9113 section 8.1), which
- * leaves the connection's other streams alone. A client that does not take the response within
- * `timeout` ms has its stream reset all the same. A stream the HEADERS frame ended is left to
- * close itself.
+ * Stops a body the answer does not need: once the response went out whole, or after `timeout` ms,
+ * the stream is reset with NO_ERROR (RFC 9113 section 8.1), sparing the connection's other streams.
  */
 export function closeStreamAfterResponse(res: ServerResponse, timeout: number): void {
   const stream = (res as unknown as Http2ServerResponse).stream;
@@ -116,9 +92,8 @@ export function closeStreamAfterResponse(res: ServerResponse, timeout: number): 
 }
 
 /**
- * Resets `stream` once its END_STREAM was sent. Node says so only in the stream's state, and
- * sends it after the socket took the response's last write: a reset submitted before would
- * overtake it, so the state is looked at again, less and less often, until then.
+ * Node sends END_STREAM only once the socket took the last write, and shows it only in the stream's
+ * state: a reset sent before would overtake the response, so the state is polled until then.
  */
 function closeOnceSent(stream: ServerHttp2Stream, deadline: number, wait: number): void {
   if (stream.closed) return;
@@ -129,10 +104,7 @@ function closeOnceSent(stream: ServerHttp2Stream, deadline: number, wait: number
   setTimeout(closeOnceSent, wait, stream, deadline, wait * 2).unref();
 }
 
-/**
- * Whether a response can no longer reach the client: its connection was destroyed or, on
- * HTTP/2, its stream (an `Http2ServerResponse` has no `destroyed` of its own).
- */
+/** Whether a response's connection, or its HTTP/2 stream, is destroyed. */
 export function isResponseGone(res: ServerResponse): boolean {
   return (
     (res as { destroyed?: boolean }).destroyed ??

@@ -1,8 +1,6 @@
 /**
- * The adapter's one view of an `IncomingMessage`: its header lines scanned once, its Host and
- * framing checked once, its path taken once. A plant store's routes read it as it is (it is the
- * operation's `PlainRequest`); any other handler gets the native `Request` it builds.
- *
+ * The adapter's one read of an `IncomingMessage`: a store's routes take it as their `PlainRequest`,
+ * any other handler gets the native `Request` it builds.
  * @module
  */
 
@@ -23,13 +21,7 @@ export function targetPath(target: string | undefined): string | undefined {
   return target?.charCodeAt(0) === 47 /* '/' */ ? pathOf(target) : undefined;
 }
 
-/**
- * A request as the adapter reads it. Only the headers some check or the operation reads are
- * kept; a native `Request` takes the rest from `rawHeaders` when a handler needs one.
- *
- * The fields are declared, not defined: the constructor sets each once, where a class field
- * definition would first set it to `undefined` on every request.
- */
+/** A request as the adapter reads it: only the headers a check or the operation reads. */
 export class NodeRequest implements PlainRequest {
   declare readonly method: string;
   declare readonly authorization: string | null;
@@ -41,28 +33,19 @@ export class NodeRequest implements PlainRequest {
   declare readonly hasBody: boolean;
   /** The path of the request target, `undefined` when the target is not in origin form. */
   declare readonly path: string | undefined;
-  /** Whether the request asks for an upgrade. */
   declare readonly upgrade: boolean;
-  /**
-   * The answer to a request no handler may see, `undefined` for the rest: a missing, repeated
-   * or malformed `Host` (`400`; on HTTP/2 the `:authority`, `http2.ts`), or a
-   * `Transfer-Encoding` the server cannot read (`framing.ts`).
-   */
+  /** The answer to a request no handler may see: a bad `Host` or an unreadable framing. */
   declare readonly problem: ErrorReply | undefined;
   declare private readonly req: IncomingMessage;
   declare private readonly res: ServerResponse;
-  /** The one `Host` line (on HTTP/2 the authority), `undefined` when there is none or more than one. */
+  /** The one `Host` line, or HTTP/2's authority; `undefined` when there is none or more. */
   declare private readonly authority: string | undefined;
   declare private watch: ConnectionWatch | undefined;
   declare private head_: RequestHead | undefined;
-  /** What the host has for the request: a framework's request, else node's own. */
+  /** A framework's request, else node's own. */
   declare readonly host: unknown;
   declare readonly route: string | undefined;
 
-  /**
-   * @param host What the host has for the request, when it is not node's own (Fastify's).
-   * @param route The store route the request would match, for telemetry.
-   */
   constructor(
     req: IncomingMessage,
     res: ServerResponse,
@@ -141,8 +124,7 @@ export class NodeRequest implements PlainRequest {
     this.contentEncoding = contentEncoding;
     this.origin = origin;
     this.preflightMethod = preflightMethod;
-    // Node's HTTP parser (and nghttp2's) refuses a Content-Length that is not plain digits, or
-    // given twice.
+    // Node's parsers reject a Content-Length that is not plain digits, or repeated.
     this.declaredLength = contentLength === null ? -1 : Number(contentLength);
     this.path = targetPath(req.url);
     this.upgrade = upgrade;
@@ -175,7 +157,7 @@ export class NodeRequest implements PlainRequest {
     return requestIdOf(this.req);
   }
 
-  /** A header by its lower-case name, repeated lines joined; read only for the diagnostics channels. */
+  /** A header by its lower-case name, repeated lines joined (for the diagnostics channels). */
   header(name: string): string | null {
     const raw = this.req.rawHeaders;
     let value: string | null = null;
@@ -194,7 +176,7 @@ export class NodeRequest implements PlainRequest {
     return this.head_;
   }
 
-  /** The URL from `Host` and the target, as fetch sees it; `undefined` for an unsupported target. */
+  /** The URL from `Host` and the target; `undefined` for a target fetch cannot take. */
   private url(): string | undefined {
     const req = this.req;
     const target = req.url ?? '';
@@ -203,7 +185,7 @@ export class NodeRequest implements PlainRequest {
     return (encrypted ? 'https://' : 'http://') + (this.authority as string) + target;
   }
 
-  /** Every header line but HTTP/2 pseudo-headers, with the authority in `Host` on HTTP/2 too. */
+  /** Every header line but HTTP/2 pseudo-headers; on HTTP/2 the authority goes in `Host`. */
   private headers(): Headers {
     const headers = new Headers();
     const raw = this.req.rawHeaders;
@@ -215,24 +197,19 @@ export class NodeRequest implements PlainRequest {
     return headers;
   }
 
-  /**
-   * The native `Request` for a handler that is no plant store's route: the URL from `Host` and
-   * the target, every header line but HTTP/2 pseudo-headers, the body a lazy stream (none for
-   * GET and HEAD, or when the headers announce none). A target or URL fetch cannot represent is
-   * a `400` Error body.
-   */
+  /** The native `Request` for a handler that is no store's; a `400` if fetch cannot take it. */
   toRequest(signal: AbortSignal, body: BodyState): Request | ErrorReply {
     const url = this.url();
     if (url === undefined)
       return errorReply('ERR_BAD_REQUEST', 'the request target is not supported');
     const headers = this.headers();
-    // The id a server gave the request travels with it, in place of an unusable one the client sent.
+    // The id `serve` gave the request replaces an unusable one the client sent.
     const requestId = assignedRequestId(this.req);
     if (requestId !== undefined) headers.set('x-request-id', requestId);
 
     const method = this.method;
     const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-    // A stream only when there is a body to read: GET and HEAD never have one for fetch.
+    // fetch takes no body for GET and HEAD.
     if (this.hasBody && this.declaredLength !== 0 && method !== 'GET' && method !== 'HEAD') {
       init.body = toBodyStream(this.req, body);
       // Required by fetch for a stream body: https://fetch.spec.whatwg.org/#dom-requestinit-duplex
@@ -251,12 +228,7 @@ function joined(previous: string | null, value: string): string {
   return previous === null ? value : `${previous}, ${value}`;
 }
 
-/**
- * A `ClientWatch` on a response: the client is gone once the connection closed before the
- * response was sent. The response's `close` event is listened to only when someone (a
- * collaborator that read its signal) asks to hear about it; it also comes once the response is
- * sent.
- */
+/** The client is gone once the connection closed before the response was sent. */
 class ConnectionWatch implements ClientWatch {
   #reason: unknown;
   readonly #res: ServerResponse;

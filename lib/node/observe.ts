@@ -1,11 +1,3 @@
-/**
- * What `serve` tells an operator about each request, when asked: an `X-Request-Id` on every
- * response, and a record of each request once it is over, for an access log and metrics. With
- * neither option a request costs nothing here.
- *
- * @module
- */
-
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorReply } from '../errors.ts';
 import { guardHook } from '../guards/call-hook.ts';
@@ -31,10 +23,7 @@ export interface Observer {
   readonly onRequestEnd: ((record: RequestRecord) => void) | undefined;
 }
 
-/**
- * The observer `serve`'s options ask for, or `undefined` when they ask for none. Its hooks are
- * guarded: a throw or a rejection goes to `onError`, never to the process.
- */
+/** The observer the options ask for, or `undefined`; a hook that throws tells `onError`. */
 export function observerOf(
   options: ServeOptions,
   onError: (error: unknown) => void,
@@ -77,19 +66,15 @@ export function observeRequest(
     onEnd: observer.onRequestEnd,
     started: performance.now(),
   };
-  // One shared listener rather than a closure per request: `npm run bench -- --servers
-  // standalone-quiet,plant-store` shows what following a request costs.
+  // One shared listener rather than a closure per request.
   res.on('close', recordEnd);
 }
 
-/** A followed response closed: its record, to the observer's `onRequestEnd`. */
 function recordEnd(this: FollowedResponse): void {
   const followed = this[FOLLOWED];
   if (followed === undefined) return;
   const req = this.req;
   const socket = req.socket as MarkedSocket;
-  // What the connection moved since the previous request on it ended: this one's head and
-  // body each way (a request pipelined behind it may count toward it).
   const read = socket.bytesRead;
   const written = socket.bytesWritten;
   const bytesIn = read - (socket[READ] ?? 0);
@@ -108,10 +93,7 @@ function recordEnd(this: FollowedResponse): void {
   });
 }
 
-/**
- * Prepares an answer written straight to a socket (a request the parser rejected, a `CONNECT`):
- * it gets an id of its own, and its record, as far as one is known.
- */
+/** Gives a reply written straight to a socket an id and a record, as far as one is known. */
 export function observeRawReply(
   observer: Observer,
   reply: ErrorReply,

@@ -1,14 +1,6 @@
-/**
- * The process's limit on open files, which every connection counts against. Node has no
- * `getrlimit`: on Linux the limit is read from `/proc/self/limits` (the soft limit, which node
- * raises to the hard one at start); elsewhere it is unknown.
- *
- * @module
- */
-
 import { readFileSync } from 'node:fs';
 
-/** The soft limit on open files, or `undefined` when unlimited or unknown. */
+/** The soft limit on open files, from `/proc` on Linux; `undefined` when unlimited or unknown. */
 export function openFileLimit(): number | undefined {
   let limits: string;
   try {

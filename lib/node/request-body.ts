@@ -1,8 +1,6 @@
 /**
- * The request body of an `IncomingMessage`, read the three ways the listener needs: whole and
- * capped for a plant store's route, as a web `ReadableStream` for a native `Request`, and
- * drained (capped) after a response that left it unread, so the connection can serve on.
- *
+ * A request body read whole for a store's route, streamed for a native `Request`, or drained after
+ * a response that left it unread.
  * @module
  */
 
@@ -23,15 +21,12 @@ export function wasRead(req: IncomingMessage): boolean {
   return req.readableEnded || req.readableDidRead;
 }
 
-/**
- * Whether the client left before the exchange was over. An HTTP/2 request whose stream was
- * reset is not destroyed but marked aborted, and ended as if its body were whole.
- */
+/** Whether the client left; an HTTP/2 request whose stream was reset is aborted, not destroyed. */
 function clientLeft(req: IncomingMessage): boolean {
   return req.destroyed || req.aborted;
 }
 
-/** Whether the body arrived whole: HTTP/2 counts a reset request as complete too. */
+/** Whether the body arrived whole: HTTP/2 marks a reset request complete too. */
 function arrivedWhole(req: IncomingMessage): boolean {
   return req.complete && !req.aborted;
 }
@@ -47,14 +42,8 @@ export interface BodyState {
 }
 
 /**
- * Decides, before a response is written, what becomes of a request body still unread: drained
- * after the response, so the connection serves on, when it is known to be small enough; else
- * the response says `Connection: close` and the connection closes after it. Closed: a `413`
- * (reading the body it refused would defeat it), a body whose `100 Continue` was never sent
- * (the client may never send it), and a chunked body or one over `maxDrainBytes`. On HTTP/2
- * only the request's stream is closed, after the response.
- *
- * @returns Whether the unread body is to be drained.
+ * Whether an unread request body is to be drained after the response; else the connection closes:
+ * after a `413`, a chunked body, one past `maxDrainBytes` or whose `100 Continue` was withheld.
  */
 export function keepAliveOrClose(
   req: IncomingMessage,
@@ -80,19 +69,14 @@ export function keepAliveOrClose(
   return drainable && res.shouldKeepAlive;
 }
 
-/**
- * Reads a request body whole into `sink`, counting bytes and stopping (pausing the socket) past
- * `maxBytes`; the rest is drained, capped, after the response. The body is handed over inside
- * the `end` event, so a store whose collaborators answer synchronously answers right there.
- */
+/** Reads a request body whole into `sink`, pausing the socket past `maxBytes`. */
 export function readRequestBody(
   req: IncomingMessage,
   res: ServerResponse,
   maxBytes: number,
   sink: BodySink,
 ): void {
-  // A host's body parser (express.json(), say) read the body first, unless node dropped it for
-  // a client that reset its HTTP/2 stream; a gone client sends no more events.
+  // A host's body parser read it first, unless node dropped it for a reset HTTP/2 stream.
   if (wasRead(req) && !req.aborted) {
     sink.fail(bodyAlreadyRead());
     return;
@@ -105,8 +89,7 @@ export function readRequestBody(
   sendContinue(res);
   const chunks: Buffer[] = [];
   let size = 0;
-  // Set once the sink has its answer; later events are ignored rather than unsubscribed from,
-  // which costs less, and the request is done with soon after anyway.
+  // Once the sink has its answer, later events are ignored rather than unsubscribed from.
   let settled = false;
   req.on('data', (chunk: Buffer) => {
     if (settled) return;
@@ -134,10 +117,7 @@ export function readRequestBody(
   });
 }
 
-/**
- * The request body as a byte stream. `highWaterMark: 0` keeps it lazy: nothing is read from
- * the socket until the handler reads, so a rejected request costs no body reading at all.
- */
+/** The request body as a stream; `highWaterMark: 0` reads the socket only as the handler reads. */
 export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStream<Uint8Array> {
   let settled = false;
   return new ReadableStream<Uint8Array>(
@@ -149,14 +129,13 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
         }
         sendContinue(body.res);
         if (wasRead(req) && !req.aborted) {
-          // A host (a body parser under Express) consumed the body before us: an empty body
-          // would pass for one the client never sent.
+          // A host's body parser read it first: an empty stream would pass for no body.
           settled = true;
           controller.error(bodyAlreadyRead());
           return;
         }
         if (clientLeft(req)) {
-          // The client left before the handler started reading: no event will come any more.
+          // The client left before the handler read: no event will come any more.
           settled = true;
           controller.error(clientGone());
           return;
@@ -169,8 +148,7 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
         };
         body.onData = (chunk: Buffer) => {
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          // Backpressure: a chunk is queued that nobody asked for yet, so stop reading the
-          // socket until the next pull.
+          // Backpressure: stop reading the socket until the next pull.
           if ((controller.desiredSize ?? 0) < 0) req.pause();
         };
         req.on('data', body.onData);
@@ -178,8 +156,7 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
         req.once('error', (error) => finish(error));
         req.once('close', () => {
           if (arrivedWhole(req)) return;
-          // The signal first: a handler whose read fails then sees a client that left, not a
-          // fault, whichever of the request and the response closes first.
+          // The signal first, so a handler whose read fails sees a client that left, not a fault.
           body.clientLeft();
           finish(clientGone());
         });
@@ -197,10 +174,8 @@ export function toBodyStream(req: IncomingMessage, body: BodyState): ReadableStr
 }
 
 /**
- * Reads and throws away what is left of a request body, so the connection can serve its next
- * request, within the byte and time caps; past either the connection is closed. The byte cap
- * counts what arrives on the wire, not the decoded body: a body sent in one-byte chunks costs
- * six times its size in framing, and parsing it costs the server as much.
+ * Reads and discards the rest of a request body within the byte and time caps, else closes the
+ * connection. Bytes count on the wire, framing included: the server parses every one.
  */
 export function drainRequest(
   req: IncomingMessage,

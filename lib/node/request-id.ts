@@ -1,8 +1,6 @@
 /**
- * Request ids (`X-Request-Id`): kept from the client when it sent a usable one (1-200 visible
- * ASCII characters), else made; noted on the request, so that the store's `onError` context,
- * a native `Request` and the response all carry the same one.
- *
+ * `X-Request-Id`: the client's when usable, else made, and noted on the request so that `onError`,
+ * a native `Request` and the response carry the same one.
  * @module
  */
 
@@ -21,8 +19,7 @@ function sentRequestId(req: IncomingMessage): string | undefined {
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const field = raw[i] as string;
-    // Only a name of the right length and first letter is lower-cased, so `Content-Type`,
-    // which shares the length, is not.
+    // The first letter spares `Content-Type`, of the same length, the lower-casing.
     if (
       field.length === 12 &&
       (field.charCodeAt(0) | 32) === 120 /* x */ &&
@@ -34,11 +31,7 @@ function sentRequestId(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-/**
- * Gives a request its id: the client's `X-Request-Id` when it is usable, else a new one.
- *
- * @returns The id, as noted on the request.
- */
+/** Gives a request its id: the client's `X-Request-Id` when it is usable, else a new one. */
 export function assignRequestId(req: IncomingMessage): string {
   const sent = sentRequestId(req);
   const id = sent !== undefined && isUsableRequestId(sent) ? sent : newRequestId();
@@ -56,22 +49,12 @@ export function assignedRequestId(req: IncomingMessage): string | undefined {
   return (req as IdentifiedRequest)[REQUEST_ID];
 }
 
-/**
- * What every id this process makes starts with: 48 random bits, so that the ids of replicas and
- * of restarts do not collide in one log store.
- */
+/** 48 random bits, so that the ids of replicas and restarts do not collide in one log store. */
 const PROCESS_PREFIX = `${randomBytes(6).toString('hex')}-`;
 /** The last id made, as character codes: the prefix, then a counter in hexadecimal. */
 const lastId = Array.from(`${PROCESS_PREFIX}0`, (char) => char.charCodeAt(0));
 
-/**
- * A new id (`3f9a0c71e2b4-2a`): this process's prefix, then a counter, as Fastify's and chi's
- * request ids are made: an id needs to be unique, not unguessable, and a UUID costs more.
- *
- * The counter is hexadecimal, counted up in the id's own character codes, and the id is made
- * from them in one piece, a flat string, because node checks every header value it sends with a
- * regular expression, which a string joined from two parts makes slower.
- */
+/** A new id (`3f9a0c71e2b4-2a`), as Fastify and chi make theirs: unique, not unguessable. */
 export function newRequestId(): string {
   countUp(lastId, PROCESS_PREFIX.length);
   return String.fromCharCode(...lastId);

@@ -1,10 +1,3 @@
-/**
- * A handler that is no plant store's route, answered through a native `Request` and `Response`,
- * with `request.signal` aborted when the client leaves before the response is finished.
- *
- * @module
- */
-
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply, replyResponse } from '../errors.ts';
 import { isTakenOver } from './connection.ts';
@@ -16,10 +9,8 @@ import { sendReply, sendResponse } from './send.ts';
 import type { FetchHandler } from '../types.ts';
 
 /**
- * Answers one request through `handler`: builds the `Request`, awaits the `Response` (a handler
- * that throws, or returns anything else, is a `500` Error body reported to `onError`) and sends
- * it, or hands it to `hand` (a framework that sends it itself). Rejects only if something
- * nothing here expects goes wrong.
+ * Answers one request through `handler` and sends its `Response`, or hands it to a framework's
+ * `hand`; a throw or a non-`Response` is a `500` reported to `onError`.
  */
 export async function respond(
   handler: FetchHandler,
@@ -31,8 +22,7 @@ export async function respond(
 ): Promise<void> {
   const controller = new AbortController();
   const body: BodyState = { res, clientLeft: () => controller.abort(), onData: undefined };
-  // One listener for both ends of the exchange: the connection closed before the response was
-  // finished (the client went away: abort), or after it with the request body still unread.
+  // Closed before the response finished, the client left; after it, an unread body is drained.
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
     else if (!req.complete && res.shouldKeepAlive) drainRequest(req, body, config);
@@ -40,7 +30,7 @@ export async function respond(
 
   const native = request.toRequest(controller.signal, body);
   if (!(native instanceof Request)) {
-    // A client that sends a request fetch cannot represent is not worth keeping.
+    // A client that sends what fetch cannot represent is not worth keeping.
     res.shouldKeepAlive = false;
     fail(res, native, hand);
     return;
@@ -53,8 +43,7 @@ export async function respond(
       throw new TypeError('the fetch handler did not return a Response');
     }
   } catch (error) {
-    // A client that left, or a request the connection handling answered itself (a framing
-    // error that failed the body), is no server error.
+    // A client that left, or a framing error answered already, is no server error.
     if (!controller.signal.aborted && !isTakenOver(res)) report(config.onError, error);
     fail(res, errorReply('ERR_INTERNAL'), hand);
     return;

@@ -1,10 +1,3 @@
-/**
- * Writing an answer to a `ServerResponse`: a web `Response` (headers once, the body streamed
- * with backpressure, none for HEAD) or a plain reply with the Error body.
- *
- * @module
- */
-
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply, JSON_HEADERS } from '../errors.ts';
 import { isTakenOver } from './connection.ts';
@@ -14,9 +7,8 @@ import { keepAliveOrClose } from './request-body.ts';
 import { assignedRequestId } from './request-id.ts';
 
 /**
- * Sends a handler's web `Response`: status and headers once (several `Set-Cookie`
- * kept apart), then the body with backpressure, none for HEAD. Never a second response: when
- * someone else answered, or the body fails once the headers are out, the connection is cut.
+ * Sends a handler's `Response`: headers once, the body with backpressure, none for HEAD. Never a
+ * second response: when someone else answered, or the body fails late, the connection is cut.
  */
 export async function sendResponse(
   req: IncomingMessage,
@@ -28,8 +20,7 @@ export async function sendResponse(
   const body = response.body;
   const gone = isResponseGone(res);
   if (gone || res.headersSent) {
-    // The client left while the handler worked, or someone else answered: never a second
-    // response. A request the connection handling answered (a framing error) keeps that answer.
+    // The client left, or someone else answered; a framing error's answer is kept.
     body?.cancel().catch(noop);
     if (!gone && !isTakenOver(res)) res.destroy();
     return;
@@ -53,7 +44,7 @@ export async function sendResponse(
     if (response.statusText === '' || http2) res.writeHead(response.status, headers);
     else res.writeHead(response.status, response.statusText, headers);
   } catch (error) {
-    // A header node refuses: nothing was sent yet, so this is still a clean 500.
+    // A header node rejects: nothing was sent yet, so this is still a clean 500.
     report(config.onError, error);
     body?.cancel().catch(noop);
     sendReply(res, errorReply('ERR_INTERNAL'));
@@ -109,16 +100,12 @@ export function sendReply(res: ServerResponse, reply: ErrorReply): void {
     if (!isTakenOver(res)) res.destroy();
     return;
   }
-  // A flat name/value list goes to node as it is, where an object is walked key by key. Most
-  // replies (every 200) carry just the JSON content type.
   const length = String(Buffer.byteLength(reply.body));
-  // The request's id goes in the same flat list: a header set apart with `setHeader` makes
-  // node merge the two at `writeHead`.
+  // The id goes in the same flat list: `setHeader` would make node merge the two at `writeHead`.
   const requestId = assignedRequestId(res.req);
   let head: string[];
   if (reply.headers === JSON_HEADERS) {
     const type = JSON_HEADERS['content-type'] as string;
-    // Written whole rather than grown, as every 200 takes this line.
     head =
       requestId === undefined
         ? ['content-type', type, 'content-length', length]

@@ -1,10 +1,3 @@
-/**
- * `serve`: a `node:http` server for a fetch handler, with limits that are safe on the open
- * internet and a graceful `close()`.
- *
- * @module
- */
-
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -21,7 +14,6 @@ import { targetPath } from './node-request.ts';
 import { LISTENER_OPTIONS, toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
 
-/** Every option `serve` takes: its own, then the listener's. */
 const SERVE_OPTIONS = [
   'fetch',
   'port',
@@ -45,17 +37,11 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
 
 /**
  * Starts an HTTP server for a fetch handler, with limits that are safe on the open internet.
- *
- * The server answers through `toNodeListener`. Malformed HTTP gets a `400` Error body and a
- * request head over `maxHeaderSize` a `431` one (while the socket can be written); a client too
- * slow to send its headers (`headersTimeout`) or its request (`requestTimeout`) is disconnected.
- * Requests without a `Host` header reach the listener, which answers them with a `400` Error body.
+ * Malformed HTTP gets a `400` Error body, a head over `maxHeaderSize` a `431`.
  *
  * @param options The handler, the address and the limits; every limit has a safe default.
- * @returns A promise of the running server's handle; it rejects when the server cannot listen
- *   (the port taken, say).
- * @throws {TypeError} When an option is out of range or its name is unknown (synchronously,
- *   before anything listens; the nearest known name is suggested).
+ * @returns The running server's handle; rejects when the server cannot listen.
+ * @throws {TypeError} When an option is unknown or out of range, before anything listens.
  * @example
  * ```ts
  * import { serve } from 'plant-store/node';
@@ -126,21 +112,17 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     },
     onRequest,
   );
-  // Every header line counts (a second Host or Authorization hidden after filler lines must be
-  // seen); maxHeaderSize bounds them all.
+  // A second Host or Authorization after filler lines must be seen; maxHeaderSize bounds them.
   server.maxHeadersCount = 0;
-  // Node would answer `Expect: 100-continue` with `100 Continue` at once; it is held back until
-  // the body is first read, so a request the headers alone refuse gets its final status instead
-  // (RFC 9110 section 10.1.1).
+  // `100 Continue` waits until the body is read, so a request the headers alone fail gets its
+  // final status instead (RFC 9110 section 10.1.1).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     holdContinue(res);
     onRequest(req, res);
   });
-  // Node would answer an Expect other than 100-continue with a bare 417 and no Error body. RFC
-  // 9110 section 10.1.1 lets a server ignore an expectation it does not know: serve the request.
+  // Node would answer another Expect with a bare 417; RFC 9110 lets a server ignore it.
   server.on('checkExpectation', onRequest);
-  // Node closes a CONNECT's socket unanswered when nobody listens: route it like any other
-  // method (its target is no path: 404 for a store's fetch), then close.
+  // Node closes a CONNECT's socket unanswered when nobody listens: route it, then close.
   const plain = routesOf(options.fetch);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const reply =
@@ -157,9 +139,8 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     maxConnections,
     onConnectionRefused === undefined ? noop : guardHook<void>(onConnectionRefused, onError),
   );
-  // A client that half-closes right after its request (shutdown(SHUT_WR)) still gets the
-  // response: node then closes after it, where by default it would drop it unsent. Node reads
-  // this property of the server (`httpAllowHalfOpen`) when a client's end arrives.
+  // A client that half-closes after its request still gets the response (node reads this
+  // undocumented server property when a client's end arrives).
   (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     rejectClient(error, socket, observer && ((reply) => observeRawReply(observer, reply)));

@@ -1,11 +1,3 @@
-/**
- * `toNodeListener`: any fetch handler as a `node:http` request listener, on one road: each
- * request is read once (`node-request.ts`), checked once, then answered by the plant store's
- * route on plain values or by the handler through a native `Request` (`respond.ts`).
- *
- * @module
- */
-
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply } from '../errors.ts';
 import type { Reply } from '../operation/plain-request.ts';
@@ -28,50 +20,22 @@ import { sendReply } from './send.ts';
 import type { FetchHandler } from '../types.ts';
 import type { NodeListener, ToNodeListenerOptions } from './types.ts';
 
-/** Every option `toNodeListener` takes. */
 export const LISTENER_OPTIONS = ['onError', 'maxDrainBytes', 'drainTimeout'] as const;
 
-/**
- * The methods the fetch standard forbids in a `Request` (https://fetch.spec.whatwg.org/#forbidden-method).
- */
+/** The methods fetch forbids in a `Request` (https://fetch.spec.whatwg.org/#forbidden-method). */
 const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /**
- * Turns a fetch handler into a `node:http` request listener.
+ * Makes a fetch handler a request listener for `node:http` (or `node:http2`'s compatibility API).
  *
- * Each request becomes a native `Request`: its URL from the `Host` header and the request
- * target (a missing, repeated or malformed `Host` is a `400` Error body), its headers from
- * `rawHeaders` (repeated ones kept), its body (none for GET and HEAD, or when the headers
- * announce none) a `ReadableStream` that reads the socket only as fast as the handler reads it.
- * `request.signal` aborts when the client goes away before the response is finished.
- *
- * The `Response` is written with its status and headers once (several `Set-Cookie` stay
- * separate) and its body streamed with backpressure; HEAD sends no body. A handler that throws
- * gets a `500` Error body; a body that fails after the headers were sent destroys the
- * connection. The listener never rejects and never writes a second response. A request body the
- * handler left unread is drained within `maxDrainBytes` and `drainTimeout`, else the connection
- * is closed.
- *
- * Handed a plant store's `fetch` or `handleCreatePlant` (or `withDocs` of one), the listener
- * answers the store's operation on plain values, with no `Request` or `Response` made: the
- * answers are the same, only cheaper.
- *
- * The listener uses `req.url` as the path, so under Express it sees the path below its mount
- * point. Server limits (timeouts, header size) belong to the server: see `serve`.
- *
- * On `http2.createServer` and `http2.createSecureServer` (with or without `allowHTTP1`) it
- * answers exactly as over HTTP/1.1: the URL's authority comes from `:authority`, or from `Host`
- * when a client sends only that (one that names another authority is a `400`, RFC 9113 section
- * 8.3.1); a HEADERS frame that ends the stream means no body; connection-specific headers and
- * the status text of a `Response` are dropped; and a body left unread is refused by resetting
- * its stream (NO_ERROR) once the response went out, never the connection.
+ * `request.signal` aborts when the client leaves before the response is finished. A request body
+ * the handler left unread is drained within `maxDrainBytes` and `drainTimeout`, else the
+ * connection closes.
  *
  * @param handler The handler that answers every request.
  * @param options The error callback and the drain limits.
- * @returns A listener for `http.createServer(listener)`, `app.use(listener)` or
- *   `http2.createSecureServer(options, listener)`.
- * @throws {TypeError} When `handler` is not a function, an option is not a non-negative integer,
- *   or an option's name is unknown (the nearest known one is named).
+ * @returns A listener for `http.createServer`, `app.use` or `http2.createSecureServer`.
+ * @throws {TypeError} When `handler` is not a function, or an option is unknown or out of range.
  * @example
  * ```ts
  * import { createServer } from 'node:http';
@@ -96,17 +60,15 @@ export function toNodeListener(
     maxDrainBytes: count(options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES, 'maxDrainBytes'),
     drainTimeout: count(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
   };
-  // A plant store's own routes read the adapter's request as it is and answer plain replies.
+  // A plant store's routes answer the adapter's request as it is, with no `Request` made.
   const plain = routesOf(handler);
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const request = new NodeRequest(req, res, req, plain?.path);
-    // Node reads nothing more on a connection after a request that asks for an upgrade: it is
-    // answered, then closed, so no later request waits unanswered on it.
+    // Node reads nothing more on a connection after an upgrade request: close it after the answer.
     if (request.upgrade) res.shouldKeepAlive = false;
     const problem = request.problem;
     if (problem !== undefined) {
-      // Answered before anything reads the body, which the server may not know how to find the
-      // end of: the connection closes after it.
+      // Where such a request's body ends may be unknown: the connection closes after the answer.
       res.shouldKeepAlive = false;
       sendReply(res, problem);
       handedOver(res);
@@ -126,32 +88,28 @@ export function toNodeListener(
       return;
     }
     if (UNREPRESENTABLE_METHODS.has(request.method)) {
-      answer(req, res, config, refusal(plain, request));
+      answer(req, res, config, unrepresentableMethodReply(plain, request));
       return;
     }
-    // `respond` catches what it can; this catch is the last guard against an unhandled rejection.
+    // `respond` catches what it can; this is the last guard against an unhandled rejection.
     respond(handler, request, req, res, config).then(
       () => handedOver(res),
       (error) => lastResort(config, res, error),
     );
   };
-  // HTTP/2's compatibility request and response stand in for HTTP/1.1's; where they differ,
-  // `http2.ts` answers, decided per request.
+  // HTTP/2's compatibility objects stand in for HTTP/1.1's; `http2.ts` handles where they differ.
   return listener as NodeListener;
 }
 
-/**
- * The answer to a method no `Request` can carry: a plant store routes it like any other method
- * it does not take; any other handler cannot be handed it.
- */
-function refusal(plain: StoreRoutes | undefined, request: NodeRequest): Reply {
+/** A plant store routes such a method as any it does not serve; another handler gets a `501`. */
+function unrepresentableMethodReply(plain: StoreRoutes | undefined, request: NodeRequest): Reply {
   return (
     plain?.refuse(request.path) ??
     errorReply('ERR_NOT_IMPLEMENTED', `the method ${request.method} is not implemented`)
   );
 }
 
-/** Sends a plain reply; a request body left unread is drained after it, or the connection closes. */
+/** Sends a plain reply; an unread request body is drained after it, or the connection closes. */
 function answer(
   req: IncomingMessage,
   res: ServerResponse,

@@ -1,19 +1,9 @@
-/**
- * The public types of `plant-store/node`: the handler it serves, the listener it makes, and the
- * options and handle of `toNodeListener` and `serve`.
- *
- * @module
- */
-
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 
 import type { FetchHandler } from '../types.ts';
 
-/**
- * A request listener, as `http.createServer`, Express, and `http2.createServer` and
- * `http2.createSecureServer` take it: it serves HTTP/1.1 and HTTP/2's compatibility API alike.
- */
+/** A request listener for `http.createServer`, Express, or `node:http2`'s compatibility API. */
 export type NodeListener = (
   req: IncomingMessage | Http2ServerRequest,
   res: ServerResponse | Http2ServerResponse,
@@ -22,33 +12,29 @@ export type NodeListener = (
 /** Options of `toNodeListener`. */
 export interface ToNodeListenerOptions {
   /**
-   * The callback that hears about a handler that threw (or returned something other than a
-   * `Response`) and about a response body that failed while streaming. A client that went away
-   * is not reported. One that throws or rejects is written to stderr, never to the process.
+   * Hears about a handler that threw or returned no `Response`, and a response body that failed
+   * mid-stream; never about a client that went away.
    * @default console.error
    */
   readonly onError?: ((error: unknown) => void) | undefined;
   /**
-   * The most bytes of a request body the handler left unread that are read and thrown away
-   * after the response, so the connection can serve its next request; past it the connection
-   * is closed.
+   * The most bytes of an unread request body drained after the response to keep the connection.
    * @default 1048576
    */
   readonly maxDrainBytes?: number | undefined;
   /**
-   * The longest time, in milliseconds, spent draining a request body the handler left unread;
-   * past it the connection is closed.
+   * The longest time, in milliseconds, spent draining an unread request body.
    * @default 2000
    */
   readonly drainTimeout?: number | undefined;
 }
 
-/** Options of `serve`: the handler, where to listen, the server's limits and the listener's options. */
+/** Options of `serve`: the handler, the address, the server's limits and the listener's options. */
 export interface ServeOptions extends ToNodeListenerOptions {
   /** The handler that answers every request. */
   readonly fetch: FetchHandler;
   /**
-   * The port to listen on; `0` picks a free one (read it from the handle).
+   * The port to listen on; `0` picks a free one.
    * @default 3000
    */
   readonly port?: number | undefined;
@@ -58,118 +44,86 @@ export interface ServeOptions extends ToNodeListenerOptions {
    */
   readonly host?: string | undefined;
   /**
-   * The time, in milliseconds, a client has to send the request headers; a slower client
-   * (slowloris) is disconnected. At least 1 (node reads `0` as "never"). See
-   * [`server.headersTimeout`](https://nodejs.org/api/http.html#serverheaderstimeout).
+   * Milliseconds a client has to send the request headers (slowloris); at least 1.
    * @default 10000
    */
   readonly headersTimeout?: number | undefined;
   /**
-   * The time, in milliseconds, a client has to send the whole request, body included. At least
-   * `headersTimeout` (so never `0`, which node reads as "never"). See
-   * [`server.requestTimeout`](https://nodejs.org/api/http.html#serverrequesttimeout).
+   * Milliseconds a client has to send the whole request; at least `headersTimeout`.
    * @default 30000
    */
   readonly requestTimeout?: number | undefined;
   /**
-   * The time, in milliseconds, an idle keep-alive connection stays open; at least 1. See
-   * [`server.keepAliveTimeout`](https://nodejs.org/api/http.html#serverkeepalivetimeout).
+   * Milliseconds an idle keep-alive connection stays open; at least 1.
    * @default 5000
    */
   readonly keepAliveTimeout?: number | undefined;
   /**
-   * The largest request head (request line and headers), in bytes; a larger one gets `431`.
+   * The largest request head, in bytes; a larger one gets `431`.
    * @default 16384
    */
   readonly maxHeaderSize?: number | undefined;
   /**
-   * How often, in milliseconds, the server checks `headersTimeout` and `requestTimeout`; a
-   * timeout fires up to this much late. At least 1.
+   * How often, in milliseconds, the request timeouts are checked; at least 1.
    * @default 1000
    */
   readonly connectionsCheckingInterval?: number | undefined;
   /**
-   * The time, in milliseconds, `close()` lets in-flight requests finish before it cuts their
-   * connections.
+   * Milliseconds `close()` lets in-flight requests finish before it cuts their connections.
    * @default 10000
    */
   readonly shutdownTimeout?: number | undefined;
   /**
-   * The most connections open at once. Each holds a file descriptor and memory: the cap keeps a
-   * flood of them from exhausting either. At the cap, a new connection makes room by closing
-   * the idle keep-alive connection that has been idle the longest (as nginx does); only when
-   * every open connection is busy (a request being read or answered, a response being written)
-   * is the new one closed unanswered, and `onConnectionRefused` told. Never more than the
-   * process's open-file limit leaves room for (read on Linux, less 128 descriptors for
-   * everything else): `ServeHandle.maxConnections` is the cap in effect.
+   * The most connections open at once, lowered to fit the open-file limit. At the cap the
+   * longest-idle keep-alive connection makes room; only when all are busy is a new one refused.
    * @default 4096
    */
   readonly maxConnections?: number | undefined;
-  /**
-   * Called for each new connection refused at `maxConnections` because every open connection
-   * was busy: for a count and a (rate-limited) log. A throw or a rejection goes to `onError`.
-   */
+  /** Called for each connection refused at `maxConnections`; a throw goes to `onError`. */
   readonly onConnectionRefused?: (() => void) | undefined;
   /**
-   * Gives every request an `X-Request-Id`: the client's when it is 1-200 visible ASCII
-   * characters, else a new one (`3f9a0c71e2b4-2a`: a random prefix per process, then a
-   * hexadecimal counter). It is sent back on every response (and on the answers to requests the
-   * parser rejects), reaches the handler's `Request` and a store's `onError` context. Setting it
-   * per response costs a little: off unless asked.
+   * Gives every request and response an `X-Request-Id`: the client's when it is 1-200 visible
+   * ASCII characters, else a new one.
    * @default false
    */
   readonly requestIds?: boolean | undefined;
-  /**
-   * Called as each request arrives (for a count of requests in flight). A throw or a rejection
-   * goes to `onError`; the request is still answered.
-   */
+  /** Called as each request arrives; a throw goes to `onError`. */
   readonly onRequestStart?: (() => void) | undefined;
-  /**
-   * Called once per request when it is over, answered or not: for an access log and metrics.
-   * A throw or a rejection goes to `onError`, never to the process.
-   */
+  /** Called once per request when it is over, answered or not; a throw goes to `onError`. */
   readonly onRequestEnd?: ((record: RequestRecord) => void) | undefined;
 }
 
-/** What `serve` tells `onRequestEnd` about a request once it is over. */
+/** What `onRequestEnd` hears about a request once it is over. */
 export interface RequestRecord {
   /** Its `X-Request-Id`, with `requestIds` on. */
   readonly requestId: string | undefined;
-  /** The method, as sent (empty when the parser rejected the request before reading it). */
+  /** The method, empty when the parser rejected the request. */
   readonly method: string;
-  /** The request target's path, without the query (empty as for the method). */
+  /** The request target's path, without the query. */
   readonly path: string;
   /** The response's status, `0` when the connection closed before it was sent. */
   readonly status: number;
   /** From the request's head arriving to the response's end, in milliseconds. */
   readonly durationMs: number;
-  /**
-   * The bytes the connection received for it since the previous request on it ended: its head
-   * and body (a request pipelined behind it may count toward it).
-   */
+  /** The bytes received for it since the previous request on the connection ended. */
   readonly bytesIn: number;
-  /** The bytes the connection sent for it: the response's head and body. */
+  /** The bytes sent for it: the response's head and body. */
   readonly bytesOut: number;
 }
 
 /** A running server, as `serve` hands it back. */
 export interface ServeHandle {
-  /** The URL the server answers on, with the real port, such as `http://127.0.0.1:3000`. */
+  /** The URL the server answers on, such as `http://127.0.0.1:3000`. */
   readonly url: string;
-  /** The real port: the one asked for, or the free one picked for `0`. */
+  /** The port listened on: the one asked for, or the free one picked for `0`. */
   readonly port: number;
   /** The underlying `node:http` server. */
   readonly server: Server;
-  /**
-   * The connection cap in effect: `maxConnections`, lowered when the process's open-file limit
-   * leaves room for fewer. (`server.maxConnections` is `serve`'s to move: it lets one more
-   * connection in per idle one.)
-   */
+  /** The connection cap in effect (not `server.maxConnections`, which `serve` moves). */
   readonly maxConnections: number;
   /**
-   * The graceful stop: stop accepting, let in-flight requests finish (up to
-   * `shutdownTimeout`), close idle connections; resolves when every connection is closed.
-   * Calling it again returns the same promise.
+   * Stops accepting, lets in-flight requests finish (up to `shutdownTimeout`) and resolves once
+   * every connection is closed; a second call returns the same promise.
    */
   close(): Promise<void>;
 }
