@@ -1,11 +1,3 @@
-/**
- * The Fastify plugin: a plant store's routes in an encapsulated scope of the host's app, with a
- * content-type parser of its own that reads nothing, so the store gets the raw body whatever
- * parsers the host registered; every answer goes out through Fastify's reply.
- *
- * @module
- */
-
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { withDocs } from '../docs.ts';
 import {
@@ -36,47 +28,20 @@ export interface PlantStorePluginOptions {
    * @default false
    */
   readonly docs?: boolean | undefined;
-  /**
-   * Fastify's: the path the routes are under, such as `/api` or `/:tenant`; the document names
-   * it (each request's own, for a prefix with parameters).
-   */
+  /** Fastify's own: the path the routes are under, such as `/api` or `/:tenant`. */
   readonly prefix?: string | undefined;
 }
 
-/** The plugin's names, and those Fastify's `register` takes beside them. */
+/** The plugin's names, and those Fastify's `register` passes on beside them. */
 const KNOWN_OPTIONS = ['store', 'docs', 'prefix', 'logLevel', 'logSerializers'];
 
 /**
- * A Fastify plugin serving a plant store: `POST <prefix><basePath>/plants`,
- * `GET <prefix><basePath>/openapi.json` (its server names both) and, with `docs: true`, the
- * reference at `<prefix><basePath>/docs`. A prefix with parameters (`/:tenant`) is served per
- * request; a trailing slash is taken as Fastify takes it.
+ * A Fastify 5 plugin serving a plant store's routes under its `prefix`. Answers go through
+ * Fastify's reply, so the host's hooks run on them; the store reports Fastify's `request.id`.
  *
- * The routes answer as `store.fetch` does, status, headers and body, sent through Fastify's
- * reply: the host's hooks (`onSend`, `onResponse`, `@fastify/cors`, `@fastify/helmet`,
- * `@fastify/compress`) run on them as on its own routes. Fastify's `request.id` is the id the
- * store reports, `request.log` hears its faults when it has no `onError`, the Fastify request is
- * `context.host` for its collaborators, and a `bodyLimit` (the app's or the route's) below the
- * store's `maxBodyBytes` is a `413` with the Error body. The plugin's scope is encapsulated and
- * replaces the host's body parsers with one that reads nothing: the store reads the raw body
- * itself (size limit, strict UTF-8, exact int64 ids). Paths under the prefix that are not the
- * store's are the host's (its `404`).
- *
- * @param scope The plugin's encapsulated Fastify instance.
- * @param options The store, `docs`, and Fastify's `prefix`.
- * @param done Fastify's callback.
- * @throws {TypeError} When `store` is missing, the prefix is no URL path or has a wildcard, or
- *   an option's name is unknown; Fastify other than 5 refuses the plugin itself.
  * @example
  * ```ts
- * import Fastify from 'fastify';
- * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
- * import plantStore from 'plant-store/fastify';
- *
- * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
- * const app = Fastify();
  * app.register(plantStore, { store, prefix: '/api', docs: true });
- * await app.listen({ port: 3000 });
  * ```
  */
 export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
@@ -101,7 +66,7 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
     maxDrainBytes: DEFAULT_MAX_DRAIN_BYTES,
     drainTimeout: DEFAULT_DRAIN_TIMEOUT,
   };
-  // Only in this scope: every content type is taken and nothing is read.
+  // Only in this scope: every content type is taken, nothing read, so the store gets the raw body.
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null));
 
@@ -140,25 +105,18 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
   done();
 };
 
-/** Where a store is mounted in a Fastify scope. */
 interface Mount {
-  /** The store's base path, below the prefix. */
   readonly base: string;
-  /** The prefix as Fastify's routes spell it, parameters included (`/:tenant`), for telemetry. */
+  /** The prefix as Fastify spells it (`/:tenant`), for telemetry. */
   readonly template: string;
-  /** The store's plain route, unless the store is a host's own wrapper of one. */
+  /** The store's plain routes, unless the store is a host's wrapper of one. */
   readonly routes: ReturnType<typeof routesOf>;
   readonly docs: boolean;
-  /** The store's handler for a request's target, `undefined` when its prefix cannot be served. */
+  /** `undefined` when the request's prefix cannot be served. */
   readonly handlerFor: (target: string | undefined) => FetchHandler | undefined;
 }
 
-/**
- * Where `store` goes under Fastify's `prefix`: a fixed prefix is checked now; one with
- * parameters is resolved per request, from as many segments of its path as it has.
- *
- * @throws {TypeError} When the store is missing, or the prefix cannot be served.
- */
+/** A fixed prefix is checked now; one with parameters is resolved per request. */
 function mountOf(store: PlantStore, fastifyPrefix: string, docs: boolean): Mount {
   const make = (prefix: string): FetchHandler => {
     const api = fetchUnder(store, prefix);
@@ -201,7 +159,6 @@ function prefixOf(target: string, segments: number): string {
   return end === -1 ? path : path.slice(0, end);
 }
 
-/** Sends a store's answers through Fastify's reply, so the host's hooks see them. */
 function sendThrough(reply: FastifyReply): HostSend {
   return {
     // A Buffer goes out as it is: a string under a JSON type would get `; charset=utf-8` added.
@@ -214,8 +171,7 @@ function sendThrough(reply: FastifyReply): HostSend {
   };
 }
 
-// Shown in Fastify's plugin tree and errors; Fastify refuses the plugin at registration in a
-// version it was not made for.
+// Fastify names the plugin in its errors, and refuses it at registration in a version other than 5.
 Object.defineProperty(plantStore, Symbol.for('fastify.display-name'), { value: 'plant-store' });
 Object.defineProperty(plantStore, Symbol.for('plugin-meta'), {
   value: { name: 'plant-store', fastify: '5.x' },
