@@ -1,10 +1,3 @@
-/**
- * `createRouter`: a plant store as an Express `Router`, serving the store's routes under
- * wherever the host mounts it.
- *
- * @module
- */
-
 import express, { type Router } from 'express';
 import { withDocs } from '../docs.ts';
 import { type NodeListener, toNodeListener } from '../node.ts';
@@ -24,44 +17,14 @@ export interface CreateRouterOptions {
 }
 
 /**
- * Creates an Express `Router` serving a plant store under its mount path and the store's
- * `basePath`: `app.use('/api', createRouter(store))` answers `POST /api/plants`,
- * `GET /api/openapi.json` (its server names `/api`) and, with `docs: true`, the reference at
- * `/api/docs`; a store with `basePath: '/v1'` answers under `/api/v1`. A mount path with
- * parameters (`/:tenant`) is served per request, its document naming the request's own. Other
- * paths go on to the app's next handlers (the app's `404`); every answer of the router, errors
- * included, is the store's, never the app's error page.
- *
- * The answers are exactly `store.fetch`'s when the router is mounted before the app's body
- * parsers: the store reads the raw body itself (size limit, strict UTF-8, exact int64 ids).
- * Behind one (`express.json()`), the raw bytes are gone: a create then gets `500` and the
- * store's `onError` hears `ERR_BODY_ALREADY_READ`, naming the fix; never a `200` built from a
- * re-parsed body. The Express request is `context.host` for the store's collaborators (a
- * `req.user` a middleware set, say). Express 4.17 and later, and 5, are served.
- *
- * @param store The store to serve, from `createPlantStore`.
- * @param options Whether to serve the reference page.
- * @returns The router.
- * @throws {TypeError} When `store` has no `fetch`, an option's name is unknown, or the `express`
- *   found is older than 4.17.
- * @example
- * ```ts
- * import express from 'express';
- * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
- * import { createRouter } from 'plant-store/express';
- *
- * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
- * const app = express();
- * app.use('/api', createRouter(store, { docs: true })); // before express.json()
- * app.use(express.json());
- * app.listen(3000);
- * ```
+ * Creates an Express `Router` serving a plant store's routes under its mount path. Mount it before
+ * the app's body parsers: the store reads the raw body itself (`ERR_BODY_ALREADY_READ` otherwise).
  */
 export function createRouter(store: PlantStore, options: CreateRouterOptions = {}): Router {
   checkExpress(express);
   checkOptionNames('createRouter', options, ['docs']);
   const docs = options?.docs === true;
-  // Checked now, so a wrong store fails at construction rather than on the first request.
+  // Checked now, so a wrong store fails here rather than on the first request.
   fetchUnder(store, '');
   const base = routesOf(store.fetch)?.basePath ?? '';
   const plants = `${base}/plants`;
@@ -90,13 +53,9 @@ export function createRouter(store: PlantStore, options: CreateRouterOptions = {
   return router;
 }
 
-/** What a mount path the store cannot serve (a dot segment) gets: the Error body. */
 const notFound: NodeListener = toNodeListener(() => replyResponse(NOT_FOUND));
 
-/**
- * Refuses an `express` the router cannot serve: `Router()` and `req.baseUrl` came in 4.0,
- * `express.raw` in 4.17, the oldest release the package is tested with.
- */
+/** `express.raw` came in 4.17, the oldest Express the package is tested with. */
 function checkExpress(found: unknown): void {
   const { Router, raw } = (found ?? {}) as { Router?: unknown; raw?: unknown };
   if (typeof Router !== 'function' || typeof raw !== 'function') {
