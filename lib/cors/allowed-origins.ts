@@ -1,16 +1,4 @@
-/**
- * The origins a CORS policy allows, checked once at construction: exact origins, subdomain
- * patterns (`https://*.example.com`) and the rules that say what is wrong with anything else.
- * Matching a request's `Origin` is a map lookup for an exact origin and a prefix, suffix and
- * label check for a pattern: nothing is compiled from the configured text.
- *
- * @module
- */
-
-/**
- * A subdomain pattern, `scheme://*.domain[:port]`, split where a request's `Origin` must match
- * it: `scheme` at the start, `suffix` (`.domain[:port]`) at the end, labels in between.
- */
+/** A subdomain pattern, `scheme://*.domain[:port]`, split where a request's `Origin` must match. */
 export interface OriginPattern {
   /** The scheme and its slashes: `https://`. */
   readonly scheme: string;
@@ -18,11 +6,8 @@ export interface OriginPattern {
   readonly suffix: string;
 }
 
-/** The allowed origins of a list, sorted by kind. */
 export interface AllowedOrigins {
-  /** The exact origins. */
   readonly exact: readonly string[];
-  /** The subdomain patterns. */
   readonly patterns: readonly OriginPattern[];
 }
 
@@ -35,11 +20,8 @@ const WILDCARD_START = /^https?:\/\/\*\./;
 const EXAMPLE = 'such as https://app.example.com';
 
 /**
- * What is wrong with one allowed origin, or `undefined` when it is an exact origin or a
- * subdomain pattern written exactly as a browser sends `Origin`: otherwise it would never match.
- *
- * @param origin The origin as configured.
- * @returns A short reason, for a `TypeError` or a settings error.
+ * What is wrong with a configured origin, or `undefined`: one not written exactly as a browser
+ * sends `Origin` would never match.
  */
 export function originProblem(origin: unknown): string | undefined {
   return typeof origin === 'string' ? parseOrigin(origin).problem : notAString(origin);
@@ -49,13 +31,7 @@ function notAString(origin: unknown): string {
   return `an origin is a string ${EXAMPLE}, got ${origin === null ? 'null' : typeof origin}`;
 }
 
-/**
- * Sorts a list of allowed origins into exact origins and subdomain patterns.
- *
- * @param origins The configured list.
- * @returns The exact origins and the patterns.
- * @throws {TypeError} Naming the first entry that is neither, and what is wrong with it.
- */
+/** Sorts allowed origins into exact ones and patterns; a `TypeError` names the first bad one. */
 export function allowedOrigins(origins: readonly unknown[]): AllowedOrigins {
   const exact: string[] = [];
   const patterns: OriginPattern[] = [];
@@ -70,14 +46,9 @@ export function allowedOrigins(origins: readonly unknown[]): AllowedOrigins {
 }
 
 /**
- * Whether a request's `Origin` is under a pattern: the pattern's scheme, then one or more host
- * labels, then the pattern's domain and port, so `https://*.example.com` takes
- * `https://a.b.example.com` but neither `https://example.com`, `https://evil-example.com` nor
- * `https://a.example.com:8443`.
- *
- * @param origin The request's `Origin`, as the browser sent it.
- * @param pattern The pattern.
- * @returns Whether it matches.
+ * Whether an `Origin` is the pattern's scheme, plain host labels, then its domain and port, so
+ * `https://*.example.com` never takes `https://evil-example.com`. Nothing is compiled from
+ * configured text.
  */
 export function matchesPattern(origin: string, pattern: OriginPattern): boolean {
   const { scheme, suffix } = pattern;

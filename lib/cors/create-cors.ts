@@ -1,10 +1,6 @@
 /**
  * CORS for a plant store (https://fetch.spec.whatwg.org/#http-cors-protocol), on plain values so
- * that the web-standard front and the Node fast path share it: a preflight from an allowed origin
- * is answered here, and every other reply gets the headers its origin earns. It lives on its own
- * subpath, `plant-store/cors`, so that a host that answers CORS with its own middleware ships
- * none of it.
- *
+ * that the web front and the Node adapter share it.
  * @module
  */
 
@@ -17,38 +13,29 @@ import { type CorsPolicy, registerCors } from '../store/cors-policy.ts';
 import type { Cors } from '../types.ts';
 import { allowedOrigins, matchesPattern } from './allowed-origins.ts';
 
-/**
- * Options of `createCors`: which origins may call the API from a browser page.
- */
+/** Options of `createCors`: which origins may call the API from a browser page. */
 export interface CorsOptions {
   /**
-   * The allowed origins: `'*'` for every origin; a non-empty list whose entries are each an
-   * exact origin, written as a browser sends it in `Origin` (scheme, lower-case host, a port
-   * other than the scheme's default: `https://app.example.com`, `http://localhost:5173`), or a
-   * subdomain pattern `scheme://*.domain[:port]` (`https://*.example.com` allows
-   * `https://a.example.com` and `https://a.b.example.com`, never `https://example.com` itself,
-   * another scheme or another port); or a function that decides per request
-   * (`(origin) => boolean`, called with the request's `Origin`, which may be `'null'`).
+   * The allowed origins: `'*'`; exact origins and patterns (`https://*.example.com`) written as a
+   * browser sends `Origin`; or a function of the request's `Origin` that returns `true` to allow.
    */
   readonly origins: readonly string[] | '*' | ((origin: string) => boolean);
   /**
-   * How long, in seconds, a browser may reuse a preflight's answer (`Access-Control-Max-Age`),
-   * an integer in 0-86400 (browsers cap it: Chromium at 7200).
+   * How long, in seconds (0-86400), a browser may reuse a preflight's answer.
    * @default 600
    */
   readonly maxAge?: number | undefined;
 }
 
-/** The default of `cors.maxAge`, in seconds. */
 export const DEFAULT_CORS_MAX_AGE = 600;
-// Firefox's cap; Chromium's is 7200. More would only pretend.
+// Firefox's cap (Chromium's is 7200): more would only pretend.
 const MAX_CORS_MAX_AGE = 86_400;
 const KNOWN_OPTIONS = ['origins', 'maxAge'];
 /** How many origins allowed by a pattern or a function keep the headers made for them. */
 const REMEMBERED_ORIGINS = 64;
 
 /**
- * The request headers the API reads, listed one by one: a `*` would not cover `Authorization`
+ * Listed one by one: a `*` would not cover `Authorization`
  * (https://fetch.spec.whatwg.org/#cors-non-wildcard-request-header-name).
  */
 const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id';
@@ -58,40 +45,15 @@ const EXPOSE_HEADERS = 'WWW-Authenticate, X-Request-Id';
 type HeaderMap = Readonly<Record<string, string>>;
 
 /**
- * Creates the CORS policy a store takes as its `cors` option: a preflight (`OPTIONS` with
- * `Origin` and `Access-Control-Request-Method`) from an allowed origin gets `204` without a
- * token, with `Access-Control-Allow-Methods: POST`, `Access-Control-Allow-Headers:
- * Authorization, Content-Type, X-Request-Id` and `Access-Control-Max-Age`; every response to an
- * allowed origin, errors included, carries `Access-Control-Allow-Origin`, `Vary: Origin` and
- * `Access-Control-Expose-Headers: WWW-Authenticate, X-Request-Id`. A disallowed origin gets no
- * CORS header, and its preflight is a plain `OPTIONS` (`405`). Where the host has CORS
- * middleware of its own, prefer it and leave the store's off.
+ * Creates the policy a store takes as its `cors` option: a preflight from an allowed origin gets
+ * `204` without a token, and every response to it, errors included, its CORS headers. Prefer the
+ * host's CORS middleware where it has one.
  *
- * Origins are compared as browsers serialize them (https://html.spec.whatwg.org/#ascii-serialisation-of-an-origin):
- * scheme and host in lower-case ASCII, an internationalized domain in its punycode form
- * (`https://xn--bcher-kva.example`, not `https://bücher.example`), no default port. A configured
- * origin or pattern written any other way is refused with the form to write instead, so it can
- * never silently fail to match. An exact origin costs one map lookup; a pattern checks the
- * scheme, the domain and port at the end, and plain host labels in between, so
- * `https://*.example.com` refuses `https://evil-example.com` and `https://a.example.com.evil.com`.
- * A function is asked on every request that has an `Origin`; only `true` allows, and a function
- * that throws denies (that request gets its answer without CORS headers).
- *
- * @param options The allowed origins and the preflight's `maxAge`.
- * @returns The policy, for `createPlantStore({ cors })`.
- * @throws {TypeError} When an option name is unknown, `origins` is neither `'*'`, a function nor
- *   a non-empty list of exact origins and subdomain patterns (an entry with a path, a trailing
- *   slash, no scheme, a wildcard anywhere but the first label, or an empty entry), or `maxAge`
- *   is not an integer in 0-86400.
+ * @throws {TypeError} When an option is wrong; an origin not written as a browser sends it is
+ *   shown the form to write.
  * @example
  * ```ts
- * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
- * import { createCors } from 'plant-store/cors';
- *
- * const store = createPlantStore({
- *   verifier: createStaticTokenVerifier(['s3cr3t']),
- *   cors: createCors({ origins: ['https://app.example.com', 'https://*.preview.example.com'] }),
- * });
+ * createPlantStore({ verifier, cors: createCors({ origins: ['https://app.example.com'] }) });
  * ```
  */
 export function createCors(options: CorsOptions): Cors {
@@ -138,11 +100,7 @@ export function createCors(options: CorsOptions): Cors {
   return registerCors(policy);
 }
 
-/**
- * The check of a request's `Origin`: the headers it earns when allowed, else `undefined`. Every
- * header set is made once per allowed origin, and for a bounded few origins a pattern or a
- * function allowed.
- */
+/** The headers an allowed `Origin` earns, else `undefined`; each set is made once. */
 function allowFor(origins: CorsOptions['origins']): (origin: string) => HeaderMap | undefined {
   if (origins === '*') {
     const any = headersOf('*');
@@ -184,7 +142,6 @@ function allowedBy(allows: (origin: string) => boolean, origin: string): boolean
   }
 }
 
-/** The headers of every response to an allowed origin. */
 function headersOf(allowOrigin: string): HeaderMap {
   return Object.freeze({
     'access-control-allow-origin': allowOrigin,
@@ -193,7 +150,6 @@ function headersOf(allowOrigin: string): HeaderMap {
   });
 }
 
-/** The headers every response to an allowed origin carries, as the OpenAPI document names them. */
 const DOCUMENTED_HEADERS = {
   'Access-Control-Allow-Origin': {
     description: 'To an allowed origin: that origin, or *.',
@@ -206,10 +162,7 @@ const DOCUMENTED_HEADERS = {
   Vary: { description: 'Origin.', schema: { type: 'string' } },
 };
 
-/**
- * The store's document with CORS on: the headers declared where a browser client reads them,
- * the Plant and the `401`, so the reference does not repeat them under every status.
- */
+/** The headers declared on the `200` and `401` only, so the reference does not repeat them. */
 function describeCors(document: OpenApiDocument): object {
   const described = JSON.parse(JSON.stringify(document)) as {
     info: { description: string };
@@ -228,10 +181,8 @@ function describeCors(document: OpenApiDocument): object {
 }
 
 /**
- * Wraps a store's create operation with its CORS policy: a preflight from an allowed origin is
- * answered `204` before any check (a preflight never carries a token), and every other reply
- * gets the headers its origin earns. A preflight from an origin not allowed is a plain `OPTIONS`:
- * `405`, with no CORS header.
+ * A preflight from an allowed origin is answered before any check (it never carries a token);
+ * one from another origin is a plain `OPTIONS`, `405`.
  */
 function withCors(
   headersFor: (origin: string | null) => HeaderMap,
@@ -252,10 +203,7 @@ function withCors(
   };
 }
 
-/**
- * The JSON content type merged with each set of CORS headers, made once: every `200` carries
- * `JSON_HEADERS`, so a create merges nothing. One entry per allowed origin, plus `Vary` alone.
- */
+/** The JSON content type merged with each CORS header set, made once for every `200`. */
 const jsonWith = new WeakMap<HeaderMap, HeaderMap>();
 
 /** A reply with more headers; the reply's own are kept. */
