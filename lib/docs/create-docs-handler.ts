@@ -1,10 +1,3 @@
-/**
- * `createDocsHandler`: the interactive API reference as a web-standard handler: the page, its
- * start-up script and the renderer's files (Swagger UI), all from the installed package.
- *
- * @module
- */
-
 import { callHook } from '../guards/call-hook.ts';
 import { errorResponse } from '../errors.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
@@ -12,16 +5,13 @@ import { contentSecurityPolicy, docsPage, INIT_SCRIPT } from './docs-page.ts';
 import { inflated, RENDERER_FILES, type RendererFile, rendererFiles } from './renderer-assets.ts';
 import type { CreateDocsHandlerOptions } from './types.ts';
 
-/** The default `path`: the page is at `/docs`. */
 export const DEFAULT_DOCS_PATH = '/docs';
-/** The default `documentUrl`: the document a plant store's `fetch` serves. */
 export const DEFAULT_DOCUMENT_URL = '/openapi.json';
 const DEFAULT_TITLE = 'OpenAPI Plant Store: API reference';
 // The files change only with the package; an hour keeps a reload cheap and an upgrade quick.
 const FILE_CACHE = 'public, max-age=3600';
 const PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
 const DOCUMENT_URL = /^(?:\/|https?:\/\/)[^\s]*$/i;
-/** The names `createDocsHandler` and `withDocs` take. */
 export const DOCS_OPTIONS: readonly string[] = ['path', 'documentUrl', 'title', 'onError'];
 
 /** Whether a name below the page's path is one of its files (else it is the page). */
@@ -30,29 +20,14 @@ export function isDocsFile(name: string): boolean {
 }
 
 /**
- * Creates the handler of the interactive API reference: a page that renders the OpenAPI
- * document with Swagger UI, where a person enters a bearer token under "Authorize", sends a
- * create with "Try it out" and sees the status and the body.
+ * Creates the handler of the interactive API reference, a Swagger UI page where a person enters a
+ * token and tries a create. Every file comes from the installed package, and the page may call
+ * only its own origin (and the document's).
  *
- * It answers `GET` and `HEAD` only (else `405`). A request whose last path segment names one of
- * the page's files (`swagger-ui-bundle.js`, `swagger-ui.css`, `init.js`, the renderer's
- * licenses) gets that file, gzipped when the client accepts it; any other gets the page, so it
- * can be mounted under any prefix, as long as `path` says where the browser sees it. Every file
- * comes from the installed package, never from a CDN, and the page's Content-Security-Policy
- * lets it load and call nothing but its own origin (and the document's, if elsewhere).
- *
- * @param options Where the page is (`/docs`), the document it renders (`/openapi.json`), its
- *   title and an `onError` callback.
- * @returns The handler.
- * @throws {TypeError} When an option is malformed or its name unknown.
  * @example
  * ```ts
- * import { createDocsHandler } from 'plant-store/docs';
- *
  * const docs = createDocsHandler();
- * // Hono: app.get('/docs/*', (c) => docs(c.req.raw)); app.get('/docs', (c) => docs(c.req.raw));
- * const page = await docs(new Request('http://localhost/docs'));
- * page.headers.get('content-type'); // 'text/html; charset=utf-8'
+ * app.get('/docs/*', (c) => docs(c.req.raw)); // Hono
  * ```
  */
 export function createDocsHandler(
@@ -61,10 +36,7 @@ export function createDocsHandler(
   return docsHandler(options, undefined);
 }
 
-/**
- * `createDocsHandler`, with the origin of the API the page calls when it is not the page's own
- * (a store's `publicUrl`): the page's Content-Security-Policy lets it be called too.
- */
+/** `createDocsHandler`, whose page may also call `apiOrigin` (a store's `publicUrl`). */
 export function docsHandler(
   options: CreateDocsHandlerOptions,
   apiOrigin: string | undefined,
@@ -118,10 +90,7 @@ export function docsHandler(
   };
 }
 
-/**
- * A renderer file: gzipped as packed when the client takes gzip (browsers do), else inflated
- * (once, then kept).
- */
+/** A renderer file, gzipped as packed when the client takes gzip, else inflated. */
 async function fileResponse(
   request: Request,
   file: RendererFile,

@@ -1,11 +1,3 @@
-/**
- * The reference page itself: a small HTML page that loads Swagger UI's two files and a start-up
- * script, all from below the page's own path, under a Content-Security-Policy that lets the page talk
- * to its own server only.
- *
- * @module
- */
-
 /** The start-up script, served as a file so the page needs no inline script. */
 export const INIT_SCRIPT = `'use strict';
 (function () {
@@ -39,14 +31,8 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * The page's HTML, for a browser at `path` itself or below it (`path/`). Every URL in it is
- * relative to the page, so it works as it is behind a proxy that adds or strips a prefix.
- *
- * @param path Where the page is reached, as the server sees it; its files are below it.
- * @param documentUrl The OpenAPI document to render: a path on this server, or an http(s) URL.
- * @param title The page's title.
- * @param below Whether the page is reached below `path` (`/docs/`) rather than at it.
- * @returns The HTML text.
+ * The page's HTML, at `path` or `below` it (`/docs/`). Every URL in it is relative, so it works
+ * behind a proxy that adds or strips a prefix.
  */
 export function docsPage(path: string, documentUrl: string, title: string, below: boolean): string {
   const slash = path.lastIndexOf('/');
@@ -83,14 +69,8 @@ function relativeTo(from: string, target: string): string {
 }
 
 /**
- * The page's Content-Security-Policy: scripts, styles and requests from its own origin only
- * (plus the document's, when it is elsewhere), so the page can never load anything from a CDN
- * or call a server it was not pointed at. Swagger UI sets inline styles and data: images.
- *
- * @param documentUrl The OpenAPI document's URL, relative or absolute.
- * @param apiOrigin The origin of the API the document names, when it is fixed (a store's
- *   `publicUrl`): "Try it out" calls it even when the page is reached at another origin.
- * @returns The header's value.
+ * The page's Content-Security-Policy: its own origin only (and the document's and API's), so it
+ * never loads from a CDN or calls a server it was not pointed at. Swagger UI sets inline styles.
  */
 export function contentSecurityPolicy(documentUrl: string, apiOrigin?: string): string {
   const origins = new Set<string>();

@@ -1,20 +1,12 @@
-/**
- * The public types of `plant-store/docs`: the options of the reference page's handler.
- *
- * @module
- */
-
 /** Options of `createDocsHandler` and `withDocs`. */
 export interface CreateDocsHandlerOptions {
   /**
-   * The URL path the page is reached at, as the browser sees it: the page's asset URLs start
-   * with it. Starts with `/`, no trailing slash.
+   * The URL path of the page as the browser sees it, without a trailing slash.
    * @default '/docs'
    */
   readonly path?: string;
   /**
-   * The URL of the OpenAPI document the page renders: a path on the same server (the page's
-   * "try it" then calls the server the document names), or an absolute http(s) URL.
+   * The OpenAPI document the page renders: a path on the same server, or an http(s) URL.
    * @default '/openapi.json'
    */
   readonly documentUrl?: string;
@@ -24,8 +16,7 @@ export interface CreateDocsHandlerOptions {
    */
   readonly title?: string;
   /**
-   * The callback that hears about an error while serving the page's assets (the packed
-   * renderer missing from the install, say); the client gets `500 internal error`.
+   * Hears about an error serving the page's files; the client gets a `500`.
    * @default console.error
    */
   readonly onError?: (error: unknown) => void;

@@ -1,10 +1,3 @@
-/**
- * `withDocs`: a fetch handler with the interactive API reference in front of it, as the
- * standalone server serves it.
- *
- * @module
- */
-
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import { recordRoutes, routesOf } from '../store/store-routes.ts';
 import { pathOf } from '../store/url-path.ts';
@@ -13,25 +6,11 @@ import type { FetchHandler } from '../types.ts';
 import type { CreateDocsHandlerOptions } from './types.ts';
 
 /**
- * Puts the interactive API reference in front of a fetch handler: `GET <path>`, `<path>/` and
- * the page's files below it go to `createDocsHandler(options)`, everything else to `fetch`.
- * When `fetch` is a plant store's, the page follows its `basePath` (by default at
- * `<basePath>/docs`, rendering `<basePath>/openapi.json`), its Content-Security-Policy lets it
- * call the store's `publicUrl`, and `plant-store/node` still answers the store's `/plants`
- * without building a `Request` (its fast path), as it does for the bare store.
+ * Puts the interactive API reference in front of a fetch handler; in front of a store's, the
+ * page follows its `basePath` (`<basePath>/docs`) and may call its `publicUrl`.
  *
- * @param fetch The handler behind the page, such as `store.fetch`.
- * @param options The page's options (see `createDocsHandler`); `path` and `documentUrl` default
- *   to the store's base path followed by `/docs` and `/openapi.json`.
- * @returns The combined handler.
- * @throws {TypeError} When `fetch` is not a function, or an option is malformed or its name
- *   unknown.
  * @example
  * ```ts
- * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
- * import { withDocs } from 'plant-store/docs';
- *
- * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
  * Deno.serve(withDocs(store.fetch)); // /docs, /openapi.json and POST /plants
  * ```
  */
