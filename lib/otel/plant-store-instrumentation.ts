@@ -1,10 +1,3 @@
-/**
- * `PlantStoreInstrumentation`: OpenTelemetry spans and metrics from the store's diagnostics
- * channels, for any host.
- *
- * @module
- */
-
 import {
   type Context,
   type Counter,
@@ -56,48 +49,27 @@ interface CreateSpan {
 }
 
 /**
- * An OpenTelemetry instrumentation of plant-store, in OpenTelemetry's own convention: register
- * it with `registerInstrumentations` (from `@opentelemetry/instrumentation`) and every create of
- * every store in the process becomes a span, with metrics.
- *
- * It patches nothing: it listens to the store's diagnostics channels (`plant-store:create` and
- * its verifier and repository calls), so it works whenever it was registered, before or after
- * plant-store was loaded.
- *
- * - Spans: `POST /plants` (server kind, or internal under a span already active, such as an HTTP
- *   server's), with the HTTP semantic-convention attributes `http.request.method`, `url.path`,
- *   `http.route`, `http.response.status_code` and `error.type` (the error code, for 4xx and
- *   5xx; a 5xx also sets the span's status to error), plus `plant_store.outcome`,
- *   `plant_store.request_id` and `plant_store.token_rejection_reason`. Its parent is the active
- *   span, or else the caller's W3C `traceparent`, through the global propagator. Child spans
- *   `TokenVerifier.verify` and `PlantRepository.create` time the collaborators.
- * - Metrics, as the standalone server's admin port counts them: `http.server.request.duration`
- *   (a histogram, in seconds, by method, route and status: request count and duration by
- *   status) and `plant_store.creates` (a counter by `plant_store.outcome`: `created`,
- *   `replayed`, `conflict` or the error code).
- *
- * Tokens and bodies never reach a span: the channels do not carry them.
+ * An OpenTelemetry instrumentation: every create of every store becomes a `POST /plants` span with
+ * HTTP semantic-convention attributes, child spans for the verifier and the repository, and the
+ * `http.server.request.duration` and `plant_store.creates` metrics. It patches nothing: it hears
+ * the store's diagnostics channels, so it may be registered before or after plant-store loads.
+ * The span's parent is the active span, or else the caller's `traceparent`; `plant_store.outcome`,
+ * `plant_store.request_id` and `plant_store.token_rejection_reason` join the HTTP attributes.
+ * Tokens and bodies never reach a span.
  *
  * @example
  * ```ts
- * import { registerInstrumentations } from '@opentelemetry/instrumentation';
- * import { PlantStoreInstrumentation } from 'plant-store/otel';
- *
  * registerInstrumentations({ instrumentations: [new PlantStoreInstrumentation()] });
  * ```
  */
 export class PlantStoreInstrumentation extends InstrumentationBase<PlantStoreInstrumentationConfig> {
-  // Declared, not initialised: the base class's constructor calls enable() and
-  // _updateMetricInstruments() before a subclass's fields would be set.
+  // Declared, not initialised: the base class's constructor calls enable() before they are set.
   declare private _unsubscribe: (() => void) | undefined;
   declare private _creates: WeakMap<CreateChannelMessage, CreateSpan> | undefined;
   declare private _calls: WeakMap<CollaboratorChannelMessage, Span> | undefined;
   declare private _duration: Histogram;
   declare private _outcomes: Counter;
 
-  /**
-   * @param config OpenTelemetry's instrumentation options; `enabled: false` waits for `enable()`.
-   */
   constructor(config: PlantStoreInstrumentationConfig = {}) {
     super(NAME, INSTRUMENTATION_VERSION, config);
   }
