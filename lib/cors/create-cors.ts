@@ -16,8 +16,9 @@ import { allowedOrigins, matchesPattern } from './allowed-origins.ts';
 /** Options of `createCors`: which origins may call the API from a browser page. */
 export interface CorsOptions {
   /**
-   * The allowed origins: `'*'`; exact origins and patterns (`https://*.example.com`) written as a
-   * browser sends `Origin`; or a function of the request's `Origin` that returns `true` to allow.
+   * The allowed origins: `'*'`; exact origins and patterns written as a browser sends `Origin`
+   * (`https://*.example.com` allows its subdomains, never `https://example.com` itself); or a
+   * function of the request's `Origin` that returns `true` to allow.
    */
   readonly origins: readonly string[] | '*' | ((origin: string) => boolean);
   /**
@@ -27,6 +28,7 @@ export interface CorsOptions {
   readonly maxAge?: number | undefined;
 }
 
+/** The default of `CorsOptions.maxAge`, in seconds. */
 export const DEFAULT_CORS_MAX_AGE = 600;
 // Firefox's cap (Chromium's is 7200): more would only pretend.
 const MAX_CORS_MAX_AGE = 86_400;
@@ -45,15 +47,31 @@ const EXPOSE_HEADERS = 'WWW-Authenticate, X-Request-Id';
 type HeaderMap = Readonly<Record<string, string>>;
 
 /**
- * Creates the policy a store takes as its `cors` option: a preflight from an allowed origin gets
- * `204` without a token, and every response to it, errors included, its CORS headers. Prefer the
- * host's CORS middleware where it has one.
+ * Creates the CORS policy a store takes as its `cors` option.
  *
- * @throws {TypeError} When an option is wrong; an origin not written as a browser sends it is
- *   shown the form to write.
+ * A preflight from an allowed origin gets `204` without a token, with
+ * `Access-Control-Allow-Methods: POST`, the request headers the API reads and
+ * `Access-Control-Max-Age`; every response to an allowed origin, errors included, carries
+ * `Access-Control-Allow-Origin`, `Vary: Origin` and `Access-Control-Expose-Headers`. A disallowed
+ * origin gets no CORS header, and its preflight is a plain `OPTIONS` (`405`). Origins are compared
+ * as browsers serialize them (https://html.spec.whatwg.org/#ascii-serialisation-of-an-origin); a
+ * function allows only by returning `true`, and one that throws denies. Where the host has CORS
+ * middleware of its own, prefer it and leave the store's off.
+ *
+ * @param options The allowed origins and the preflight's `maxAge`.
+ * @returns The policy, for `createPlantStore({ cors })`.
+ * @throws {TypeError} When an option's name is unknown, `origins` is not `'*'`, a function or a
+ *   non-empty list of origins and patterns written as a browser sends them (the form to write is
+ *   shown), or `maxAge` is not an integer in 0-86400.
  * @example
  * ```ts
- * createPlantStore({ verifier, cors: createCors({ origins: ['https://app.example.com'] }) });
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ * import { createCors } from 'plant-store/cors';
+ *
+ * const store = createPlantStore({
+ *   verifier: createStaticTokenVerifier(['s3cr3t']),
+ *   cors: createCors({ origins: ['https://app.example.com', 'https://*.preview.example.com'] }),
+ * });
  * ```
  */
 export function createCors(options: CorsOptions): Cors {

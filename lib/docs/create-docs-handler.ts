@@ -5,7 +5,9 @@ import { contentSecurityPolicy, docsPage, INIT_SCRIPT } from './docs-page.ts';
 import { inflated, RENDERER_FILES, type RendererFile, rendererFiles } from './renderer-assets.ts';
 import type { CreateDocsHandlerOptions } from './types.ts';
 
+/** The default `path`: the page is at `/docs`. */
 export const DEFAULT_DOCS_PATH = '/docs';
+/** The default `documentUrl`: the document a plant store's `fetch` serves. */
 export const DEFAULT_DOCUMENT_URL = '/openapi.json';
 const DEFAULT_TITLE = 'OpenAPI Plant Store: API reference';
 // The files change only with the package; an hour keeps a reload cheap and an upgrade quick.
@@ -20,14 +22,25 @@ export function isDocsFile(name: string): boolean {
 }
 
 /**
- * Creates the handler of the interactive API reference, a Swagger UI page where a person enters a
- * token and tries a create. Every file comes from the installed package, and the page may call
- * only its own origin (and the document's).
+ * Creates the handler of the interactive API reference, a Swagger UI page of the OpenAPI document.
  *
+ * On the page a person enters a bearer token under "Authorize" and sends a create with "Try it
+ * out". The handler answers `GET` and `HEAD` only (else `405`): a request whose last path segment
+ * names one of the page's files gets that file, any other gets the page, so it can be mounted
+ * under any prefix as long as `path` says where the browser sees it. Every file comes from the
+ * installed package, never a CDN, and the page's Content-Security-Policy lets it call nothing but
+ * its own origin (and the document's).
+ *
+ * @param options Where the page is, the document it renders, its title and `onError`.
+ * @returns The handler.
+ * @throws {TypeError} When an option is malformed or its name unknown.
  * @example
  * ```ts
+ * import { createDocsHandler } from 'plant-store/docs';
+ *
  * const docs = createDocsHandler();
- * app.get('/docs/*', (c) => docs(c.req.raw)); // Hono
+ * const page = await docs(new Request('http://localhost/docs'));
+ * page.headers.get('content-type'); // 'text/html; charset=utf-8'
  * ```
  */
 export function createDocsHandler(

@@ -6,11 +6,25 @@ import type { FetchHandler } from '../types.ts';
 import type { CreateDocsHandlerOptions } from './types.ts';
 
 /**
- * Puts the interactive API reference in front of a fetch handler; in front of a store's, the
- * page follows its `basePath` (`<basePath>/docs`) and may call its `publicUrl`.
+ * Puts the interactive API reference in front of a fetch handler.
  *
+ * `GET <path>`, `<path>/` and the page's files below it go to `createDocsHandler(options)`,
+ * everything else to `fetch`. In front of a plant store's `fetch`, the page follows the store's
+ * `basePath` (at `<basePath>/docs` by default, rendering `<basePath>/openapi.json`) and may call
+ * its `publicUrl`.
+ *
+ * @param fetch The handler behind the page, such as `store.fetch`.
+ * @param options The page's options, as `createDocsHandler` takes them; `path` and `documentUrl`
+ *   default to the store's base path followed by `/docs` and `/openapi.json`.
+ * @returns The combined handler.
+ * @throws {TypeError} When `fetch` is not a function, or an option is malformed or its name
+ *   unknown.
  * @example
  * ```ts
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ * import { withDocs } from 'plant-store/docs';
+ *
+ * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
  * Deno.serve(withDocs(store.fetch)); // /docs, /openapi.json and POST /plants
  * ```
  */

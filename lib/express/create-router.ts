@@ -17,8 +17,32 @@ export interface CreateRouterOptions {
 }
 
 /**
- * Creates an Express `Router` serving a plant store's routes under its mount path. Mount it before
- * the app's body parsers: the store reads the raw body itself (`ERR_BODY_ALREADY_READ` otherwise).
+ * Creates an Express `Router` serving a plant store under its mount path and its `basePath`.
+ *
+ * `app.use('/api', createRouter(store))` answers `POST /api/plants`, `GET /api/openapi.json` (its
+ * server names `/api`) and, with `docs: true`, the reference at `/api/docs`; a mount path with
+ * parameters (`/:tenant`) is served per request. Other paths go on to the app's next handlers.
+ * Every answer, errors included, is the store's. Mount it before the app's body parsers: the store
+ * reads the raw body itself, and behind one a create gets `500` (`ERR_BODY_ALREADY_READ` to
+ * `onError`). The Express request is `context.host` for the store's collaborators.
+ *
+ * @param store The store to serve, from `createPlantStore`.
+ * @param options Whether to serve the reference page.
+ * @returns The router, for `app.use`.
+ * @throws {TypeError} When `store` has no `fetch`, an option's name is unknown, or the `express`
+ *   found is older than 4.17.
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ * import { createRouter } from 'plant-store/express';
+ *
+ * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
+ * const app = express();
+ * app.use('/api', createRouter(store, { docs: true })); // before express.json()
+ * app.use(express.json());
+ * app.listen(3000);
+ * ```
  */
 export function createRouter(store: PlantStore, options: CreateRouterOptions = {}): Router {
   checkExpress(express);

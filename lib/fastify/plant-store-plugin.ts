@@ -28,7 +28,7 @@ export interface PlantStorePluginOptions {
    * @default false
    */
   readonly docs?: boolean | undefined;
-  /** Fastify's own: the path the routes are under, such as `/api` or `/:tenant`. */
+  /** Fastify's own: the path the routes are under (`/api`, `/:tenant`), named in the document. */
   readonly prefix?: string | undefined;
 }
 
@@ -36,12 +36,31 @@ export interface PlantStorePluginOptions {
 const KNOWN_OPTIONS = ['store', 'docs', 'prefix', 'logLevel', 'logSerializers'];
 
 /**
- * A Fastify 5 plugin serving a plant store's routes under its `prefix`. Answers go through
- * Fastify's reply, so the host's hooks run on them; the store reports Fastify's `request.id`.
+ * A Fastify 5 plugin serving a plant store under its `prefix` and the store's `basePath`.
  *
+ * It answers `POST <prefix><basePath>/plants`, `GET <prefix><basePath>/openapi.json` and, with
+ * `docs: true`, the reference at `<prefix><basePath>/docs`; a prefix with parameters (`/:tenant`)
+ * is served per request, and other paths are the host's. Answers go out through Fastify's reply,
+ * so the host's hooks (`onSend`, `@fastify/cors`, `@fastify/compress`) run on them. The store
+ * reports Fastify's `request.id`, `request.log` hears its faults when it has no `onError`, and
+ * the Fastify request is `context.host`. The plugin's scope takes every body unparsed, whatever
+ * parsers the host registered; a `bodyLimit` below the store's `maxBodyBytes` answers `413`.
+ * A missing `store`, a prefix that is no URL path or has a wildcard, or an unknown option name
+ * makes `app.ready()` reject with a `TypeError`; Fastify other than 5 refuses the plugin.
+ *
+ * @param scope The plugin's encapsulated Fastify instance.
+ * @param options The store, `docs`, and Fastify's `prefix`.
+ * @param done Fastify's callback.
  * @example
  * ```ts
+ * import Fastify from 'fastify';
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ * import plantStore from 'plant-store/fastify';
+ *
+ * const store = createPlantStore({ verifier: createStaticTokenVerifier(['s3cr3t']) });
+ * const app = Fastify();
  * app.register(plantStore, { store, prefix: '/api', docs: true });
+ * await app.listen({ port: 3000 });
  * ```
  */
 export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (

@@ -37,7 +37,11 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
 
 /**
  * Starts an HTTP server for a fetch handler, with limits that are safe on the open internet.
- * Malformed HTTP gets a `400` Error body, a head over `maxHeaderSize` a `431`.
+ *
+ * The server listens on `127.0.0.1:3000` unless told otherwise and answers through
+ * `toNodeListener`. Malformed HTTP gets a `400` Error body, a head over `maxHeaderSize` a `431`;
+ * a client too slow to send its headers (`headersTimeout`) or its request (`requestTimeout`) is
+ * disconnected. The handle's `close()` stops accepting and lets in-flight requests finish.
  *
  * @param options The handler, the address and the limits; every limit has a safe default.
  * @returns The running server's handle; rejects when the server cannot listen.

@@ -28,9 +28,12 @@ const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE'
 /**
  * Makes a fetch handler a request listener for `node:http` (or `node:http2`'s compatibility API).
  *
- * `request.signal` aborts when the client leaves before the response is finished. A request body
- * the handler left unread is drained within `maxDrainBytes` and `drainTimeout`, else the
- * connection closes.
+ * Each request becomes a native `Request` (a missing or malformed `Host` is a `400` Error body);
+ * `request.signal` aborts when the client leaves before the response is finished. The `Response`
+ * is streamed with backpressure; a handler that throws gets a `500` Error body. A request body the
+ * handler left unread is drained within `maxDrainBytes` and `drainTimeout`, else the connection
+ * closes. The listener uses `req.url`, so under Express it sees the path below its mount point;
+ * server limits (timeouts, header size) are `serve`'s.
  *
  * @param handler The handler that answers every request.
  * @param options The error callback and the drain limits.

@@ -44,17 +44,20 @@ export interface ServeOptions extends ToNodeListenerOptions {
    */
   readonly host?: string | undefined;
   /**
-   * Milliseconds a client has to send the request headers (slowloris); at least 1.
+   * Milliseconds a client has to send the request headers (slowloris); at least 1. See
+   * [`server.headersTimeout`](https://nodejs.org/api/http.html#serverheaderstimeout).
    * @default 10000
    */
   readonly headersTimeout?: number | undefined;
   /**
-   * Milliseconds a client has to send the whole request; at least `headersTimeout`.
+   * Milliseconds a client has to send the whole request; at least `headersTimeout`. See
+   * [`server.requestTimeout`](https://nodejs.org/api/http.html#serverrequesttimeout).
    * @default 30000
    */
   readonly requestTimeout?: number | undefined;
   /**
-   * Milliseconds an idle keep-alive connection stays open; at least 1.
+   * Milliseconds an idle keep-alive connection stays open; at least 1. See
+   * [`server.keepAliveTimeout`](https://nodejs.org/api/http.html#serverkeepalivetimeout).
    * @default 5000
    */
   readonly keepAliveTimeout?: number | undefined;

@@ -49,16 +49,23 @@ interface CreateSpan {
 }
 
 /**
- * An OpenTelemetry instrumentation: every create of every store becomes a `POST /plants` span with
- * HTTP semantic-convention attributes, child spans for the verifier and the repository, and the
- * `http.server.request.duration` and `plant_store.creates` metrics. It patches nothing: it hears
- * the store's diagnostics channels, so it may be registered before or after plant-store loads.
- * The span's parent is the active span, or else the caller's `traceparent`; `plant_store.outcome`,
- * `plant_store.request_id` and `plant_store.token_rejection_reason` join the HTTP attributes.
+ * OpenTelemetry spans and metrics for every create of every store in the process.
+ *
+ * Register it with `registerInstrumentations`. It patches nothing: it hears the store's
+ * diagnostics channels, so it may be registered before or after plant-store loads. A create is a
+ * `POST /plants` span (server kind, or internal under an active span) with the HTTP
+ * semantic-convention attributes plus `plant_store.outcome`, `plant_store.request_id` and
+ * `plant_store.token_rejection_reason`, and child spans `TokenVerifier.verify` and
+ * `PlantRepository.create`; its parent is the active span, or else the caller's `traceparent`.
+ * The metrics are `http.server.request.duration` (seconds, by method, route and status) and
+ * `plant_store.creates` (by outcome: `created`, `replayed`, `conflict` or the error code).
  * Tokens and bodies never reach a span.
  *
  * @example
  * ```ts
+ * import { registerInstrumentations } from '@opentelemetry/instrumentation';
+ * import { PlantStoreInstrumentation } from 'plant-store/otel';
+ *
  * registerInstrumentations({ instrumentations: [new PlantStoreInstrumentation()] });
  * ```
  */
@@ -70,6 +77,11 @@ export class PlantStoreInstrumentation extends InstrumentationBase<PlantStoreIns
   declare private _duration: Histogram;
   declare private _outcomes: Counter;
 
+  /**
+   * Creates the instrumentation, enabled unless `config.enabled` is `false`.
+   *
+   * @param config OpenTelemetry's instrumentation options; `enabled: false` waits for `enable()`.
+   */
   constructor(config: PlantStoreInstrumentationConfig = {}) {
     super(NAME, INSTRUMENTATION_VERSION, config);
   }
