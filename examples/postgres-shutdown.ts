@@ -2,7 +2,8 @@
  * plant-store on PostgreSQL behind `plant-store/node`, with a graceful shutdown: on SIGTERM or
  * SIGINT the server stops accepting and lets in-flight requests finish, then the pool closes its
  * connections, so an idle process exits at once instead of when the pool's idle timer fires.
- * The README shows this file as it is (below this comment); `test/readme.test.ts` checks both.
+ * `docs/storage.md` shows this file as it is (below this comment); `test/readme.test.ts` checks
+ * both.
  *
  * `DATABASE_URL=postgres://... API_TOKEN=s3cr3t npx tsx examples/postgres-shutdown.ts`
  * (PORT, default 3000; HOST, default 127.0.0.1).

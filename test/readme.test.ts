@@ -1,17 +1,19 @@
 /**
- * The README's promises, checked. Every ```ts block of `README.md` (and of `DEVELOPMENT.md`) is
- * type-checked as a module of its own, as a user would paste it, under `strict`,
- * `exactOptionalPropertyTypes` and `noUnusedParameters`, with `plant-store` and its subpaths
- * resolved to `lib/` through the root tsconfig's `paths`: one program for all of them, each a
- * virtual file. A block that follows `<!-- file: <path> -->` must also be that file, below its
+ * The documents' promises, checked. Every ```ts block of `README.md`, `DEVELOPMENT.md` and the
+ * pages of `docs/` is type-checked as a module of its own, as a user would paste it, under
+ * `strict`, `exactOptionalPropertyTypes` and `noUnusedParameters`, with `plant-store` and its
+ * subpaths resolved to `lib/` through the root tsconfig's `paths`: one program for all of them,
+ * each a virtual file. A block that follows `<!-- file: <path> -->` must also be that file, below its
  * module comment; the graceful-shutdown example is one, and it is run here against PostgreSQL:
- * after a create, SIGTERM must end it within a second.
+ * after a create, SIGTERM must end it within a second. The settings table of
+ * `docs/configuration.md` must list exactly the standalone server's settings, and the README's
+ * curl must create a plant.
  *
  * @module
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +26,15 @@ import { postPlant } from './support/cli-helpers.ts';
 import { type Child, listen, spawnChild, withDeadline } from './support/node-helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DOCUMENTS = ['README.md', 'DEVELOPMENT.md'];
+/** The documents whose ```ts blocks are checked: README, DEVELOPMENT.md and every page of docs/. */
+const DOCUMENTS = [
+  'README.md',
+  'DEVELOPMENT.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 
 /** A ```ts block: where it is, its code, and the file it must equal, if the document names one. */
 interface Snippet {
@@ -56,17 +66,28 @@ function snippetsOf(document: string, text: string): Snippet[] {
 
 /**
  * The globals the Deno, Bun and Workers snippets use, as far as they use them: the project
- * type-checks with Node's types, and Deno's, Bun's and Workers' own are not installed. Likewise the test functions
- * of the runners the conformance kit's snippets register with.
+ * type-checks with Node's types, and Deno's, Bun's and Workers' own are not installed. Likewise
+ * the test functions of the runners the conformance kit's snippets register with, and the
+ * OpenTelemetry SDK classes of the observability page's set-up (the SDK lives in test/otel's own
+ * package, whose tests run that set-up for real); plant-store/otel and
+ * @opentelemetry/instrumentation are the installed ones.
  */
 const RUNTIME_GLOBALS = `
 type Handler = (request: Request) => Response | Promise<Response>;
+interface DenoHttpServer {
+  readonly finished: Promise<void>;
+  shutdown(): Promise<void>;
+}
 declare namespace Deno {
-  function serve(handler: Handler): unknown;
-  function serve(options: { port?: number; hostname?: string }, handler: Handler): unknown;
+  function serve(handler: Handler): DenoHttpServer;
+  function serve(options: { port?: number; hostname?: string }, handler: Handler): DenoHttpServer;
+  function addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
 }
 declare const Bun: {
-  serve(options: { fetch: Handler; port?: number; hostname?: string }): { readonly url: URL };
+  serve(options: { fetch: Handler; port?: number; hostname?: string }): {
+    readonly url: URL;
+    stop(closeActiveConnections?: boolean): Promise<void>;
+  };
 };
 type RegisteredTest = (name: string, fn: () => Promise<void>) => void;
 declare namespace Deno {
@@ -84,6 +105,37 @@ declare module '@jest/globals' {
 }
 declare module 'cloudflare:workers' {
   export const env: { readonly API_TOKEN: string; readonly DATABASE_URL: string };
+}
+declare module '@opentelemetry/sdk-trace-node' {
+  import type { Tracer, TracerProvider } from '@opentelemetry/api';
+  export class BatchSpanProcessor {
+    constructor(exporter: unknown);
+  }
+  export class NodeTracerProvider implements TracerProvider {
+    constructor(config?: { spanProcessors?: BatchSpanProcessor[] });
+    getTracer(name: string, version?: string): Tracer;
+    register(): void;
+  }
+}
+declare module '@opentelemetry/sdk-metrics' {
+  import type { Meter, MeterProvider as ApiMeterProvider } from '@opentelemetry/api';
+  export class PeriodicExportingMetricReader {
+    constructor(options: { exporter: unknown; exportIntervalMillis?: number });
+  }
+  export class MeterProvider implements ApiMeterProvider {
+    constructor(options?: { readers?: PeriodicExportingMetricReader[] });
+    getMeter(name: string, version?: string): Meter;
+  }
+}
+declare module '@opentelemetry/exporter-trace-otlp-http' {
+  export class OTLPTraceExporter {
+    constructor(config?: { url?: string });
+  }
+}
+declare module '@opentelemetry/exporter-metrics-otlp-http' {
+  export class OTLPMetricExporter {
+    constructor(config?: { url?: string });
+  }
 }
 `;
 
@@ -109,7 +161,7 @@ function typeCheck(snippets: readonly Snippet[]): string[] {
   // Virtual files beside the real ones, so that node_modules, package.json ("type": "module":
   // top-level await) and the paths resolve as for any file of the repository.
   const nameOf = (snippet: Snippet): string =>
-    join(ROOT, 'test', `.snippet-${snippet.document}-${snippet.line}.ts`);
+    join(ROOT, 'test', `.snippet-${snippet.document.replaceAll('/', '-')}-${snippet.line}.ts`);
   const globals = join(ROOT, 'test', '.snippet-runtime-globals.d.ts');
   const virtual = new Map<string, string>([[globals, RUNTIME_GLOBALS]]);
   for (const snippet of snippets) virtual.set(nameOf(snippet), snippet.code);
@@ -168,7 +220,7 @@ const snippets = DOCUMENTS.flatMap((document) => {
   return snippetsOf(document, text);
 });
 
-describe('the TypeScript snippets of README.md and DEVELOPMENT.md', () => {
+describe('the TypeScript snippets of README.md, DEVELOPMENT.md and docs/', () => {
   let errors: string[] = [];
   before(() => {
     errors = typeCheck(snippets);
@@ -176,6 +228,7 @@ describe('the TypeScript snippets of README.md and DEVELOPMENT.md', () => {
 
   it('finds the snippets, the graceful shutdown among them', () => {
     assert.ok(snippets.length >= 10, `only ${snippets.length} ts blocks found`);
+    assert.ok(snippets.some((snippet) => snippet.document.startsWith('docs/')));
     assert.ok(snippets.some((snippet) => snippet.file === 'examples/postgres-shutdown.ts'));
   });
 
@@ -213,10 +266,10 @@ describe('the TypeScript snippets of README.md and DEVELOPMENT.md', () => {
   });
 });
 
-describe("the README's settings table", () => {
+describe("docs/configuration.md's settings table", () => {
   it('lists every setting the standalone server reads, and no other', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.split('\n## The standalone server\n')[1]?.split('\n## ')[0] ?? '';
+    const page = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    const section = page.split('\n## Settings\n')[1]?.split('\n## ')[0] ?? '';
     const listed = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
     assert.deepEqual([...listed].sort(), Object.keys(SETTINGS).sort());
   });

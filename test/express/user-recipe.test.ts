@@ -1,7 +1,7 @@
 /**
- * The README's Express recipe (`user-recipe.ts`) in a real Express app over a real socket: the
- * app's middleware decides who the caller is (`req.user`), the store still wants a bearer token,
- * and the user the host decided reaches the repository.
+ * The Express recipe of `docs/embedding.md` (`user-recipe.ts`) in a real Express app over a real
+ * socket: the app's middleware decides who the caller is (`req.user`), the store still wants a
+ * bearer token, and the user the host decided reaches the repository.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
- * The README's recipe for Express: the app's own middleware decides who the caller is
- * (`req.user`, as passport or a session middleware sets it), and the store's verifier trusts
- * its verdict. The README shows this file as it is (below this comment); `test/readme.test.ts`
- * checks both, and `user-recipe.test.ts` runs it.
+ * The recipe for Express in `docs/embedding.md`: the app's own middleware decides who the
+ * caller is (`req.user`, as passport or a session middleware sets it), and the store's verifier
+ * trusts its verdict. The page shows this file as it is (below this comment);
+ * `test/readme.test.ts` checks both, and `user-recipe.test.ts` runs it.
  *
  * @module
  */

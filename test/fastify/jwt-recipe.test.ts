@@ -1,7 +1,7 @@
 /**
- * The README's `@fastify/jwt` recipe (`jwt-recipe.ts`) in a real Fastify app over a real
- * socket: the host decides who the caller is, the store still wants a bearer token, and the
- * principal the host decided reaches the repository.
+ * The `@fastify/jwt` recipe of `docs/embedding.md` (`jwt-recipe.ts`) in a real Fastify app over
+ * a real socket: the host decides who the caller is, the store still wants a bearer token, and
+ * the principal the host decided reaches the repository.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
- * The README's recipe for Fastify: `@fastify/jwt` decides who the caller is, and the store's
- * verifier trusts its verdict. The README shows this file as it is (below this comment);
- * `test/readme.test.ts` checks both, and `jwt-recipe.test.ts` runs it.
+ * The recipe for Fastify in `docs/embedding.md`: `@fastify/jwt` decides who the caller is, and
+ * the store's verifier trusts its verdict. The page shows this file as it is (below this
+ * comment); `test/readme.test.ts` checks both, and `jwt-recipe.test.ts` runs it.
  *
  * @module
  */

@@ -1,7 +1,8 @@
 /**
- * The README's `hono/jwt` recipe (`jwt-recipe.ts`) in a real Hono app on `@hono/node-server`,
- * over a real socket: the host decides who the caller is through the Hono context, the store
- * still wants a bearer token, and the payload the host decided reaches the repository.
+ * The `hono/jwt` recipe of `docs/embedding.md` (`jwt-recipe.ts`) in a real Hono app on
+ * `@hono/node-server`, over a real socket: the host decides who the caller is through the Hono
+ * context, the store still wants a bearer token, and the payload the host decided reaches the
+ * repository.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
- * The README's recipe for Hono: `hono/jwt` decides who the caller is, and the store's verifier
- * reads its verdict from the Hono context, handed over as `store.fetch(c.req.raw, c)`. The README
- * shows this file as it is (below this comment); `test/readme.test.ts` checks both, and
- * `jwt-recipe.test.ts` runs it.
+ * The recipe for Hono in `docs/embedding.md`: `hono/jwt` decides who the caller is, and the
+ * store's verifier reads its verdict from the Hono context, handed over as
+ * `store.fetch(c.req.raw, c)`. The page shows this file as it is (below this comment);
+ * `test/readme.test.ts` checks both, and `jwt-recipe.test.ts` runs it.
  *
  * @module
  */

@@ -121,7 +121,7 @@ describe('PlantStoreInstrumentation', { skip }, () => {
         ['PlantRepository.create', TRACE_ID, { 'plant_store.outcome': 'created' }],
       ],
     );
-    // The trace as text, as the README shows it (`node --import tsx --test test/otel/otel.test.ts`).
+    // The trace as text, as docs/observability.md shows it (node --import tsx --test this file).
     for (const line of traceText(spans.getFinishedSpans()).split('\n')) t.diagnostic(line);
     const text = JSON.stringify(spans.getFinishedSpans().map((span) => span.attributes));
     assert.ok(!text.includes(TOKEN) && !text.includes('Monstera'), 'a span holds a token or body');
