@@ -6,15 +6,15 @@
  * each a virtual file. A block that follows `<!-- file: <path> -->` must also be that file, below its
  * module comment; the graceful-shutdown example is one, and it is run here against PostgreSQL:
  * after a create, SIGTERM must end it within a second. The settings table of
- * `docs/configuration.md` must list exactly the standalone server's settings, and the README's
- * curl must create a plant.
+ * `docs/configuration.md` must list exactly the standalone server's settings, the README's curl
+ * must create a plant, and every link between the documents must reach its file and heading.
  *
  * @module
  */
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -272,6 +272,71 @@ describe("docs/configuration.md's settings table", () => {
     const section = page.split('\n## Settings\n')[1]?.split('\n## ')[0] ?? '';
     const listed = [...section.matchAll(/^\| `([A-Z_]+)` +\|/gm)].map((match) => match[1]);
     assert.deepEqual([...listed].sort(), Object.keys(SETTINGS).sort());
+  });
+});
+
+/** The documents that link to each other: the README, the contributor's pages and docs/. */
+const LINKED = ['README.md', 'DEVELOPMENT.md', 'ARCHITECTURE.md', 'bench/RESULTS.md', ...DOCUMENTS];
+
+/** A Markdown text without its fenced code blocks, whose `#` lines are no headings. */
+function prose(text: string): string {
+  return text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+}
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, `-` for spaces. */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  for (const [, heading] of prose(text).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const slug = (heading as string)
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    let anchor = slug;
+    for (let n = 1; anchors.has(anchor); n++) anchor = `${slug}-${n}`;
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+describe('the links between the documents', () => {
+  for (const document of new Set(LINKED)) {
+    it(`${document} links only to files and headings that exist`, () => {
+      const text = readFileSync(join(ROOT, document), 'utf8');
+      const broken: string[] = [];
+      for (const [, target] of prose(text).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target as string)) continue; // https:, mailto:
+        const [path = '', anchor] = (target as string).split('#');
+        const file = path === '' ? join(ROOT, document) : join(ROOT, dirname(document), path);
+        if (!existsSync(file)) {
+          broken.push(`${target}: no such file`);
+        } else if (anchor !== undefined && file.endsWith('.md')) {
+          if (!anchorsOf(readFileSync(file, 'utf8')).has(anchor)) {
+            broken.push(`${target}: no such heading`);
+          }
+        }
+      }
+      assert.deepEqual(broken, [], document);
+    });
+  }
+});
+
+describe('the README', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+  it('keeps the markers npm run bench:readme writes its table between', () => {
+    const [from, to] = [
+      readme.indexOf('<!-- bench:start -->'),
+      readme.indexOf('<!-- bench:end -->'),
+    ];
+    assert.ok(
+      from !== -1 && to > from,
+      'README.md has <!-- bench:start --> ... <!-- bench:end -->',
+    );
+  });
+
+  it('stays the way in, at most 400 lines: the reference goes to docs/', () => {
+    const lines = readme.split('\n').length - 1;
+    assert.ok(lines <= 400, `README.md has ${lines} lines`);
   });
 });
 
