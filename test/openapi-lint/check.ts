@@ -4,7 +4,7 @@
  *
  * 1. Lints: `@redocly/cli` with its recommended rules and `@stoplight/spectral-cli` with
  *    `spectral:oas`. No error; each warning must be one the contract requires, listed below
- *    and in the README.
+ *    and in DEVELOPMENT.md.
  * 2. Generated clients: orval and @hey-api/openapi-ts (fetch clients) generate from the served
  *    URL, as a user would; each client, given the server's URL as its base URL (the document's
  *    server is relative, and a client outside a browser has nothing to resolve it against),
@@ -101,7 +101,9 @@ function lint(document: string): void {
   }
   for (const expected of EXPECTED_WARNINGS) {
     if (!warnings.includes(expected))
-      failures.push(`the expected warning is gone (update the list and the README): ${expected}`);
+      failures.push(
+        `the expected warning is gone (update the list and DEVELOPMENT.md): ${expected}`,
+      );
   }
   log(
     `lint: redocly ${redoclyReport.problems.length} problem(s), spectral ${spectralReport.length}; warnings: ${warnings.join('; ') || 'none'}`,
