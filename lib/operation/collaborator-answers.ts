@@ -1,11 +1,6 @@
-/**
- * Where the operation meets the host's collaborators: each is called, its answer awaited when it
- * is a thenable, and read once into plain values, all inside one guard. Whatever the host's code
- * does on the way (throws, rejects, a getter or a `Proxy` that throws, a thenable whose `then`
- * throws, one that settles twice) ends in exactly one of `then` or `fail`.
- *
- * @module
- */
+// Where the operation calls the host's verifier and repository and reads their answers once.
+// Whatever the host's code does (throws, rejects, a getter or `Proxy` that throws, a thenable that
+// throws or settles twice), each call ends in exactly one of `then` or `fail`.
 
 import { PlantApiError, type PlantApiErrorCode } from '../errors.ts';
 import type {
@@ -22,19 +17,14 @@ import type { CollaboratorContext } from './collaborator-context.ts';
 /** A verifier's verdict, read once. */
 export interface Verdict {
   readonly valid: boolean;
-  /** What the verifier learned of the caller, when it accepted the token. */
   readonly principal: unknown;
-  /** Why it refused the token, when it said with a known reason. */
   readonly reason: TokenRejectionReason | undefined;
 }
 
 /** What a repository's answer came to for the plant it was given. */
 export type Stored = 'created' | 'replayed' | 'conflict';
 
-/**
- * The collaborators as the operation calls them: each call ends in `then` or `fail`, once.
- * The diagnostics channels wrap these calls from outside the operation.
- */
+/** The collaborators as the operation calls them; the diagnostics channels wrap these calls. */
 export interface Collaborators {
   verify(
     token: string,
@@ -50,7 +40,6 @@ export interface Collaborators {
   ): void;
 }
 
-/** The store's verifier and repository, called through the guard. */
 export function collaboratorsOf(
   verifier: TokenVerifier,
   repository: PlantRepository,
@@ -70,11 +59,7 @@ export function collaboratorsOf(
   };
 }
 
-/**
- * Calls a collaborator and reads its answer, or what its thenable settles to first, with `read`.
- * `then` runs outside the guard's `try` unless a thenable settled synchronously inside its own
- * `then`.
- */
+/** Calls a collaborator and reads its answer (or its thenable's first settlement) with `read`. */
 function ask<T>(
   call: () => unknown,
   read: (answer: unknown) => T,
@@ -125,7 +110,7 @@ function settle<T>(
   then(value);
 }
 
-/** A verifier's answer as a `Verdict`; only an explicit `valid: true` accepts. */
+/** Only an explicit `valid: true` accepts. */
 function readVerdict(answer: unknown): Verdict {
   const verdict = answer as Partial<TokenVerdict> | null | undefined;
   const valid = verdict?.valid;
@@ -137,10 +122,7 @@ function readVerdict(answer: unknown): Verdict {
   return { valid, principal: undefined, reason: known };
 }
 
-/**
- * A repository's answer for `plant`: created, or the stored plant's content compared with it (a
- * store may hand back an absent tag as `null` or `undefined`).
- */
+// A store may hand back an absent tag as `null` or `undefined`.
 function readOutcome(answer: unknown, plant: NewPlant): Stored {
   const outcome = answer as { created?: unknown; existing?: Partial<Plant> | null } | null;
   const created = outcome?.created;
@@ -174,25 +156,18 @@ export function isOutcome(outcome: unknown): outcome is CreatePlantOutcome {
   }
 }
 
-/** What each collaborator must answer. */
 const SHAPES = {
   ERR_MALFORMED_VERDICT: 'TokenVerifier.verify must answer { valid: true } or { valid: false }',
   ERR_MALFORMED_OUTCOME:
     'PlantRepository.create must answer { created: true } or { created: false, existing: { name, tag? } }',
 } as const;
 
-/**
- * The error for a collaborator's answer of the wrong shape: what it must be and what it was.
- *
- * @param code Which collaborator answered.
- * @param answer What it answered; only its kind goes into the message.
- * @returns The error for `onError`.
- */
+/** The error for an answer of the wrong shape: what it must be, and the kind of what it was. */
 export function malformedAnswer(code: keyof typeof SHAPES, answer: unknown): PlantApiError {
   return new PlantApiError(code, `${SHAPES[code]}, and it answered ${kindOf(answer)}`);
 }
 
-/** A value as a message names it: its kind, never its content (a principal may be personal). */
+/** Its kind, never its content: a principal may be personal. */
 function kindOf(value: unknown): string {
   switch (typeof value) {
     case 'object': {
@@ -213,10 +188,7 @@ function kindOf(value: unknown): string {
   }
 }
 
-/**
- * The code of a `PlantApiError`, or `undefined` for any other error, one that cannot even be
- * inspected included.
- */
+/** The code of a `PlantApiError`; `undefined` for any other error, even one that throws. */
 export function codeOf(error: unknown): PlantApiErrorCode | undefined {
   try {
     return error instanceof PlantApiError ? error.code : undefined;
@@ -225,13 +197,7 @@ export function codeOf(error: unknown): PlantApiErrorCode | undefined {
   }
 }
 
-/**
- * The error a create's deadline reports: the collaborator that had not answered by then.
- *
- * @param waitingOn The collaborator the create waited on.
- * @param timeoutMs The store's deadline, named in the message.
- * @returns The error for `onError`.
- */
+/** The error a create's deadline reports: which collaborator had not answered. */
 export function unansweredAtDeadline(
   waitingOn: 'verifier' | 'repository',
   timeoutMs: number,
@@ -244,8 +210,7 @@ export function unansweredAtDeadline(
     code,
     `the ${collaborator} did not answer within ${timeoutMs} ms`,
   );
-  // Written out now: an unread stack keeps its frames, and so the hung create, alive for as
-  // long as the host keeps the error.
+  // Formatted now: a stack left unread keeps the hung create alive as long as the error.
   void error.stack;
   return error;
 }

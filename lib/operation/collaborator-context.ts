@@ -1,18 +1,7 @@
-/**
- * The context a create hands its verifier and repository: the principal, a lazily made signal, and
- * the request as the host has it.
- *
- * @module
- */
-
 import type { RequestHead } from '../types.ts';
 import type { PlainRequest } from './plain-request.ts';
 
-/**
- * What the verifier and the repository receive. Its getters are on the prototype, so the signal
- * and the request's head are made only if a collaborator reads them, at the cost of one small
- * object per call.
- */
+/** What the verifier and the repository receive; the signal and the head are made when read. */
 export class CollaboratorContext {
   readonly principal: unknown;
   readonly #create: { readonly signal: AbortSignal };

@@ -1,11 +1,5 @@
-/**
- * The create-a-plant operation: the behaviour contract's checks, in its order, on plain values
- * (`plain-request.ts`), whichever front the request came through. The steps are numbered as the
- * contract numbers them; 6 and 7 are in `read-json-plant.ts`, and the collaborators are met in
- * `collaborator-answers.ts`.
- *
- * @module
- */
+// The create-a-plant operation: the contract's checks in its order, on plain values, whichever
+// front the request came through. Steps are numbered as the contract numbers them.
 
 import { errorReply, PlantApiError, type PlantApiErrorCode } from '../errors.ts';
 import type { ErrorContext, NewPlant, TokenRejectionReason } from '../types.ts';
@@ -32,27 +26,20 @@ import type {
 import { readJsonPlant } from './read-json-plant.ts';
 import { usableRequestId } from './usable-request-id.ts';
 
-/** What every create of one store shares. */
+/** What every create of one store shares; `report` and `tokenRejected` never throw. */
 export interface OperationSettings {
-  /** The store's verifier and repository. */
   readonly collaborators: Collaborators;
-  /** The largest body accepted, in bytes. */
   readonly maxBodyBytes: number;
-  /** The store's deadline for one create, in milliseconds (named in what a deadline reports). */
   readonly timeoutMs: number;
-  /** Starts a create's deadline. */
   readonly startDeadline: StartDeadline;
-  /** Hears about a fault, with the request it happened in; never throws. */
   readonly report: (error: unknown, context: ErrorContext) => void;
-  /** Hears about a token the verifier refused, when the host asked to; never throws. */
   readonly tokenRejected:
     ((reason: TokenRejectionReason | undefined, context: ErrorContext) => void) | undefined;
 }
 
 /**
- * A store's operation: calls `answer` exactly once, before it returns when nothing had to be
- * waited for. `collaborators` replaces the store's own for this create (the diagnostics
- * channels watch the calls that way).
+ * Calls `answer` exactly once, before it returns when nothing had to be waited for.
+ * `collaborators` replaces the store's own for one create: the diagnostics channels watch that way.
  */
 export type Operation = (
   input: PlainRequest,
@@ -60,43 +47,34 @@ export type Operation = (
   collaborators?: Collaborators,
 ) => void;
 
-/**
- * Makes a store's create-a-plant operation. With a verifier and a repository that answer
- * synchronously and a body already at hand, it answers before it returns, with no promise made.
- */
 export function createOperation(store: OperationSettings): Operation {
   return function createPlant(input, answer, collaborators = store.collaborators) {
     // 1. Method.
-    if (input.method !== 'POST') return refuse(answer, 'ERR_METHOD_NOT_ALLOWED');
-    // 2. Authentication, the header: missing, another scheme or malformed is a bare challenge.
+    if (input.method !== 'POST') return answerError(answer, 'ERR_METHOD_NOT_ALLOWED');
+    // 2. The Authorization header: missing, another scheme or malformed gets a bare challenge.
     const token = bearerToken(input.authorization);
-    if (token === undefined) return refuse(answer, 'ERR_MISSING_TOKEN');
+    if (token === undefined) return answerError(answer, 'ERR_MISSING_TOKEN');
     new Create(store, input, answer, collaborators).verify(token);
   };
 }
 
-function refuse(answer: Answer, code: PlantApiErrorCode): void {
+function answerError(answer: Answer, code: PlantApiErrorCode): void {
   answer(errorReply(code), code);
 }
 
 /**
- * One create past the auth header; its methods are the steps, in order. It ends when it
- * answers, or early (`503`) when the deadline passes or the client goes, and then drops the late
- * answer of whatever it waited for.
- *
- * The collaborators' `AbortSignal` is made only when one reads it, since most never do. The
- * client is looked at only after a wait, on a fault and when the signal is made: a write that
- * lands for a client already gone is harmless, its retry a replay.
+ * One create past the auth header; its methods are the steps, in order. It ends when it answers,
+ * or early (`503`) at the deadline or when the client goes, and then drops any late answer. The
+ * client is checked only after a wait: a write for a client already gone is harmless, its retry a
+ * replay.
  */
 class Create implements BodySink, Expiring {
   /** Answered, or ended early. */
   #over = false;
   /** A collaborator is being called: an answer now comes without a wait. */
   #calling = false;
-  /** What the create waits on, for the deadline's report. */
   #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
   #principal: unknown;
-  /** The body limit, once the headers passed. */
   #limit = 0;
   #controller: AbortController | undefined;
   readonly #deadline: Deadline;
@@ -152,17 +130,20 @@ class Create implements BodySink, Expiring {
     if (!verdict.valid) return this.#tokenRejected(verdict.reason);
     this.#principal = verdict.principal;
     const input = this.#input;
-    // A host's own limit (Fastify's bodyLimit) holds when it is the lower.
     const limit = (this.#limit = Math.min(this.#store.maxBodyBytes, input.bodyLimit ?? Infinity));
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
-    if (!input.hasBody || input.declaredLength === 0) return this.#refuse('ERR_BODY_REQUIRED');
-    // 4. Media type, and a body as it is: never decoded as if it had no coding.
-    if (!isJsonUtf8(input.contentType)) return this.#refuse('ERR_UNSUPPORTED_MEDIA_TYPE');
+    if (!input.hasBody || input.declaredLength === 0) {
+      return this.#finishWithError('ERR_BODY_REQUIRED');
+    }
+    // 4. Media type and content coding.
+    if (!isJsonUtf8(input.contentType)) return this.#finishWithError('ERR_UNSUPPORTED_MEDIA_TYPE');
     if (!isIdentityCoding(input.contentEncoding)) {
-      return this.#refuse('ERR_UNSUPPORTED_CONTENT_ENCODING');
+      return this.#finishWithError('ERR_UNSUPPORTED_CONTENT_ENCODING');
     }
     // 5. Size, as declared: refused before a byte is read.
-    if (input.declaredLength > limit) return this.#refuse('ERR_BODY_TOO_LARGE', tooLarge(limit));
+    if (input.declaredLength > limit) {
+      return this.#finishWithError('ERR_BODY_TOO_LARGE', tooLarge(limit));
+    }
     this.#waitingOn = 'body';
     try {
       input.readBody(limit, this);
@@ -177,11 +158,11 @@ class Create implements BodySink, Expiring {
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (typeof bytes === 'string') {
       const message = bytes === 'ERR_BODY_TOO_LARGE' ? tooLarge(this.#limit) : undefined;
-      return this.#refuse(bytes, message);
+      return this.#finishWithError(bytes, message);
     }
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
-    if ('code' in plant) this.#refuse(plant.code, plant.message);
+    if ('code' in plant) this.#finishWithError(plant.code, plant.message);
     else this.#storePlant(plant);
   }
 
@@ -210,17 +191,16 @@ class Create implements BodySink, Expiring {
     if (this.#clientLeft()) return;
     const code = codeOf(error);
     // A full store is no fault: a repository says so to have the client told `507`.
-    if (code === 'ERR_STORE_FULL') return this.#refuse(code, undefined, error);
+    if (code === 'ERR_STORE_FULL') return this.#finishWithError(code, undefined, error);
     this.#report(error);
-    // A store unavailable for now is a 503 with Retry-After: the client's retry is a safe replay.
+    // Not a bare 500: one names the host's fix, the other is a 503 whose retry is safe.
     const keep = code === 'ERR_BODY_ALREADY_READ' || code === 'ERR_STORE_UNAVAILABLE';
-    this.#refuse(keep ? code : 'ERR_INTERNAL', undefined, error);
+    this.#finishWithError(keep ? code : 'ERR_INTERNAL', undefined, error);
   }
 
   /**
-   * The deadline passed (part of `Expiring`): the client gets `503`, and the host hears which
-   * collaborator kept it waiting. A slow body is the client's pace, not the host's fault, and a
-   * client that left is nobody's: neither is reported.
+   * The deadline passed (part of `Expiring`): `503`, and the host hears which collaborator was
+   * slow. A slow body is the client's pace and a client that left is nobody's fault: not reported.
    */
   expire(): void {
     if (this.#clientLeft()) return;
@@ -233,14 +213,12 @@ class Create implements BodySink, Expiring {
     this.#end(reason, unanswered);
   }
 
-  /** A refused token: `401`, and the host hears why when it asked to and the verifier said. */
   #tokenRejected(reason: TokenRejectionReason | undefined): void {
     this.#store.tokenRejected?.(reason, this.#errorContext());
-    this.#refuse('ERR_INVALID_TOKEN');
+    this.#finishWithError('ERR_INVALID_TOKEN');
   }
 
-  /** Answers with an error, which the create then came to. */
-  #refuse(code: PlantApiErrorCode, message?: string, fault?: unknown): void {
+  #finishWithError(code: PlantApiErrorCode, message?: string, fault?: unknown): void {
     this.#finish(errorReply(code, message), code, fault);
   }
 
@@ -266,16 +244,13 @@ class Create implements BodySink, Expiring {
     return this.#over;
   }
 
-  /**
-   * Ends the create early: the collaborators' signal fires with `reason`, the client gets
-   * `503`, and `fault` (the reason unless said) is what the create failed with.
-   */
+  /** Ends the create early: the signal fires with `reason`, the client gets `503`. */
   #end(reason: unknown, fault: unknown = reason): void {
     if (!this.#over) {
       // Made here if no collaborator asked yet, so that a late reader finds it aborted.
       this.#controller ??= new AbortController();
       this.#controller.abort(reason);
-      this.#refuse('ERR_TIMEOUT', undefined, fault);
+      this.#finishWithError('ERR_TIMEOUT', undefined, fault);
     }
   }
 
@@ -288,7 +263,6 @@ class Create implements BodySink, Expiring {
   }
 }
 
-/** The `413` message, which names the limit. */
 function tooLarge(limit: number): string {
   return `request body is larger than ${limit} bytes`;
 }

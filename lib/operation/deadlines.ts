@@ -1,52 +1,25 @@
-/**
- * The deadlines of a store's creates in flight.
- *
- * @module
- */
-
-/** What a deadline calls when it passes. */
+/** What a deadline calls, once, when it passes before it was stopped. */
 export interface Expiring {
-  /** Called once, when the deadline passes before it was stopped. */
   expire(): void;
 }
 
-/** A started deadline, to stop. */
+/** A started deadline; stopping one that passed or was stopped already does nothing. */
 export interface Deadline {
-  /** Stops the deadline; stopping one that passed or was stopped already does nothing. */
   stop(): void;
 }
 
-/** Starts deadlines that all have the same timeout; see `createDeadlines`. */
 export type StartDeadline = (subject: Expiring) => Deadline;
 
-// Workers settle a promise only inside the request that made it, and a timer belongs to its
-// request: a timer shared by creates would expire one create from another's request. Workers
-// are told apart by their user agent, as jose does (panva/jose#355).
+// On Workers a timer belongs to its request, so a shared one would expire a create from another
+// request. Told by the user agent, as jose does (panva/jose#355).
 const TIMER_PER_REQUEST =
   (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent ===
   'Cloudflare-Workers';
 
 /**
- * Creates a store's deadlines, all on one timer: `start(subject)` calls `subject.expire()`
- * `timeoutMs` from now unless the returned deadline is stopped first.
- *
- * Every create gets the same timeout, so deadlines fall due in the order they start: a queue
- * linked through its entries, with one timer armed for its oldest entry, serves them all, and
- * starting or stopping one is a few pointer writes rather than a timer of its own.
- *
- * Most creates end within the event-loop turn that read them, so an emptied queue keeps its
- * timer and only unrefs it: an idle store does not hold the process open, and while a create is
- * in flight the timer does, so even a collaborator that waits on nothing gets its `503`. On
- * Cloudflare Workers each deadline has a timer of its own.
- *
- * @param timeoutMs The timeout of every deadline, in milliseconds.
- * @returns The function that starts a deadline.
- * @example
- * ```ts
- * const start = createDeadlines(10_000);
- * const deadline = start({ expire: () => console.log('too late') });
- * deadline.stop();
- * ```
+ * `start(subject)` calls `subject.expire()` `timeoutMs` from now unless stopped first. All share
+ * one timer (see docs/DECISIONS.md); an emptied queue only unrefs it, so an idle store holds no
+ * process open while a create in flight does.
  */
 export function createDeadlines(timeoutMs: number): StartDeadline {
   if (TIMER_PER_REQUEST) {
@@ -71,7 +44,7 @@ export function createDeadlines(timeoutMs: number): StartDeadline {
     }
 
     stop(): void {
-      // Only the oldest entry has no older one: any other entry without one is not queued.
+      // Not queued: only the oldest entry has no older one.
       if (this !== oldest && this.older === undefined) return;
       unlink(this);
       if (oldest === undefined) timer?.unref();
@@ -91,8 +64,8 @@ export function createDeadlines(timeoutMs: number): StartDeadline {
     const now = performance.now();
     for (let due = oldest; due !== undefined; due = oldest) {
       if (due.dueAt > now) {
-        // Timers may fire a little early by this clock, hence the ceiling. An `expire` that
-        // started a deadline found the spent timer still set and armed none: this one serves it.
+        // A timer may fire early by this clock, hence the ceiling. An `expire` that started a
+        // deadline found the spent timer still set and armed none: this one serves it.
         timer = setTimeout(fire, Math.ceil(due.dueAt - now));
         return;
       }

@@ -1,6 +1,5 @@
 /**
- * Whether a `Content-Type` value is JSON the store reads: `application/json`, case-insensitive,
- * with any parameters, but a `charset` (quoted or not) only `utf-8`
+ * Whether a `Content-Type` is `application/json` with any parameters, but a `charset` only `utf-8`
  * (https://www.rfc-editor.org/rfc/rfc9110#section-8.3.1).
  */
 export function isJsonUtf8(contentType: string | null): boolean {
@@ -24,9 +23,8 @@ export function isJsonUtf8(contentType: string | null): boolean {
 }
 
 /**
- * Whether a `Content-Encoding` value leaves the body as it is: absent, empty or `identity`
- * (https://www.rfc-editor.org/rfc/rfc9110#section-8.4). A coded body is refused rather than
- * decoded: its size after decoding is not what the limit counted.
+ * Whether a `Content-Encoding` is absent, empty or `identity` (RFC 9110 section 8.4). A coded body
+ * is refused, not decoded: its decoded size is not what the limit counted.
  */
 export function isIdentityCoding(contentEncoding: string | null): boolean {
   if (contentEncoding === null) return true;

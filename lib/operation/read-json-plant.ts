@@ -1,32 +1,20 @@
-/**
- * Steps 6 and 7 of the contract: the body's bytes as strict UTF-8, then JSON, then a NewPlant
- * with its id kept exact.
- *
- * @module
- */
+// Steps 6 and 7 of the contract: strict UTF-8, then JSON, then a NewPlant with its id exact.
 
 import * as v from 'valibot';
 import type { NewPlant } from '../types.ts';
 import { exactIdFromText } from './exact-id.ts';
 import { isPlantId, isPlantText, NewPlantSchema } from './plant-schema.ts';
 
-/** Why a body is not a NewPlant: the error code and the message for the client. */
+/** Why a body is not a NewPlant; without a `message`, the code's default is the client's. */
 export interface PlantBodyProblem {
   readonly code: 'ERR_INVALID_UTF8' | 'ERR_INVALID_JSON' | 'ERR_INVALID_PLANT';
-  /** The message for the client; the code's default when absent. */
   readonly message?: string;
 }
 
-// fatal: invalid UTF-8 is an error, never a silent U+FFFD. Stateless between calls.
+// fatal: invalid UTF-8 is an error, never a silent U+FFFD.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Reads a request body as a NewPlant: strict UTF-8, then JSON, then the shape, with the `id`
- * taken exactly from its literal in the text (a double would round it).
- *
- * @param bytes The whole body, not empty.
- * @returns The plant (declared fields only), or the problem that stops it.
- */
+/** The whole body, not empty, as a NewPlant of its declared fields only, or why it is none. */
 export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   let text: string;
   try {
@@ -45,17 +33,15 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
     return { code: 'ERR_INVALID_PLANT', message: 'request body must be a JSON object' };
   }
   const body = value as Record<string, unknown>;
-  // The declared members only, with id read from its literal. Own-property checks keep
-  // inherited names (from a polluted prototype, say) from counting as fields.
+  // Own properties only: an inherited name (a polluted prototype) is no field.
   const plant: Record<string, unknown> = {};
   if (Object.hasOwn(body, 'id')) {
     plant.id = typeof body.id === 'number' ? exactIdFromText(text, body.id) : body.id;
   }
   if (Object.hasOwn(body, 'name')) plant.name = body.name;
   if (Object.hasOwn(body, 'tag')) plant.tag = body.tag;
-  // The usual valid plant passes the schema's own predicates and is taken as it is, without
-  // valibot's walk; valibot judges and words the rest. JSON has no undefined, so an undefined
-  // tag is an absent one.
+  // The usual valid plant passes the schema's own predicates without valibot's walk; valibot
+  // judges and words the rest. JSON has no undefined, so an undefined tag is an absent one.
   if (
     isPlantId(plant.id) &&
     isPlantText(plant.name) &&
@@ -63,12 +49,10 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
   ) {
     return plant as unknown as NewPlant;
   }
-  // No config: valibot's default reports every issue, and the first one, the one the client
-  // sees, is the same as with abortEarly.
+  // Without abortEarly: the first issue, the one the client sees, is the same either way.
   const result = v.safeParse(NewPlantSchema, plant);
   if (result.success) return result.output;
-  // The message names the field and the rule it broke: NewPlant is flat, so an issue's one path
-  // item is the field (the schema is handed an object, so every issue has one).
+  // NewPlant is flat and the schema gets an object, so every issue's one path item is the field.
   const [issue] = result.issues;
   return { code: 'ERR_INVALID_PLANT', message: `${issue.path?.[0].key} ${issue.message}` };
 }
