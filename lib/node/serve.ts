@@ -130,7 +130,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   const plain = routesOf(options.fetch);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const reply =
-      plain?.refuse(targetPath(req.url)) ??
+      plain?.rejectMethod(targetPath(req.url)) ??
       errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented');
     writeRawReply(
       socket,

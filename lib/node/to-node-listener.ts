@@ -107,7 +107,7 @@ export function toNodeListener(
 /** A plant store routes such a method as any it does not serve; another handler gets a `501`. */
 function unrepresentableMethodReply(plain: StoreRoutes | undefined, request: NodeRequest): Reply {
   return (
-    plain?.refuse(request.path) ??
+    plain?.rejectMethod(request.path) ??
     errorReply('ERR_NOT_IMPLEMENTED', `the method ${request.method} is not implemented`)
   );
 }

@@ -1,10 +1,5 @@
-/**
- * The bridge between a store and the CORS policy `createCors` (`plant-store/cors`) makes: the
- * store keeps no CORS code of its own, only this hook, so that a host that answers CORS with its
- * own middleware ships none.
- *
- * @module
- */
+// The store's one CORS hook, for the policy `createCors` (`plant-store/cors`) makes: a host that
+// answers CORS with its own middleware ships no CORS code.
 
 import type { OpenApiDocument } from '../openapi/openapi-document.ts';
 import type { Operation } from '../operation/create-plant.ts';
@@ -21,7 +16,6 @@ export interface CorsPolicy {
   describe(document: OpenApiDocument): object;
 }
 
-/** The policies `createCors` made, by the opaque value it handed out. */
 const policies = new WeakMap<Cors, CorsPolicy>();
 
 /** Hands out the opaque `Cors` value for a policy (used by `createCors`). */
@@ -31,11 +25,7 @@ export function registerCors(policy: CorsPolicy): Cors {
   return cors;
 }
 
-/**
- * The policy behind a store's `cors` option.
- *
- * @throws {TypeError} When the option is not what `createCors` returns (plain options, say).
- */
+/** The policy behind a store's `cors` option; a `TypeError` if `createCors` did not make it. */
 export function corsPolicyOf(cors: Cors): CorsPolicy {
   const policy = policies.get(cors);
   if (policy === undefined) {

@@ -1,10 +1,3 @@
-/**
- * `createPlantStore`: the operation with the host's collaborators, as the two web-standard
- * handlers a host mounts, and the routes of `fetch`.
- *
- * @module
- */
-
 import {
   type ErrorReply,
   errorReply,
@@ -40,7 +33,6 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
-/** The options `createPlantStore` takes: a misspelled one is refused, never silently ignored. */
 const KNOWN_OPTIONS = [
   'repository',
   'verifier',
@@ -54,25 +46,11 @@ const KNOWN_OPTIONS = [
 ];
 
 /**
- * Creates a plant store: the specification's create-a-plant operation as a web-standard handler,
- * with the storage and auth the host plugs in.
+ * Creates a plant store: the create-a-plant operation as web-standard handlers, with the storage
+ * and auth the host plugs in. `fetch` serves `POST /plants` and `GET /openapi.json` (under
+ * `basePath`); `handleCreatePlant` answers any request as `POST /plants`.
  *
- * `handleCreatePlant` answers every request it gets as `POST /plants`, wherever the host mounts
- * it. `fetch` routes: `/plants` to the operation, `GET /openapi.json` to the OpenAPI document,
- * anything else to `404`; with `basePath`, both routes are under it (`/api/plants`). The
- * document's server is relative (`/`, or the base path), so it is right behind any proxy;
- * `publicUrl` fixes an absolute one.
- * With the `cors` option, both answer browsers of the allowed origins (a preflight `204`, the
- * CORS headers on every response to them). Every answer follows the behaviour contract:
- * checks in the order method, auth, body presence, media type, size, UTF-8 and JSON, shape,
- * then storage; every error an Error body `{ "error": <status>, "message": <text> }`.
- *
- * @param options The repository (default: in memory), the verifier (required), the body limit
- *   (default 100 KiB), the deadline (default 10 s), the `onError` callback, CORS (default off),
- *   and where the API lives (`basePath`, `publicUrl`).
- * @returns The store's `handleCreatePlant` and `fetch`.
- * @throws {TypeError} When the verifier is missing, an option is out of range, or an option's
- *   name is not one of these (a misspelled option would otherwise be silently ignored).
+ * @throws {TypeError} When the verifier is missing, or an option is out of range or unknown.
  * @example
  * ```ts
  * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
@@ -140,7 +118,7 @@ export function createPlantStore<Principal = unknown>(
               (error) => report(error, context),
             ),
   });
-  // Decided once: with CORS off the operation runs bare, and a request costs no CORS work at all.
+  // Decided once: with CORS off the operation runs bare.
   const createPlant =
     policy?.wrap(traced(operation, collaborators)) ?? traced(operation, collaborators);
   const withCorsOn = policy !== undefined;
@@ -176,7 +154,7 @@ export function createPlantStore<Principal = unknown>(
         strippedSaid = true;
         report(new PlantApiError('ERR_NOT_FOUND', strippedPrefix(path, base)), {});
       }
-      return replyResponse(refusal(path, base));
+      return replyResponse(methodRejection(path, base));
     }
 
     async function fetch(request: Request, host?: unknown): Promise<Response> {
@@ -194,13 +172,12 @@ export function createPlantStore<Principal = unknown>(
       ...shared,
       basePath: base,
       path: plants,
-      refuse: (path) => refusal(path, base),
+      rejectMethod: (path) => methodRejection(path, base),
     });
     return fetch;
   }
 
-  // What every handler of the store shares: the node:http adapter answers the operation on its
-  // own request, and a framework's mount path goes in front of the base path.
+  // What every handler shares; a framework's mount path goes in front of the base path.
   const shared = {
     handle: createPlant,
     basePath: location.basePath,
@@ -210,29 +187,24 @@ export function createPlantStore<Principal = unknown>(
   recordRoutes(handleCreatePlant, {
     ...shared,
     path: undefined,
-    refuse: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
+    rejectMethod: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
   });
   return { handleCreatePlant, fetch: fetchAt(location.basePath) };
 }
 
-/** By default a fault goes to the host request's own logger (Fastify's, pino-http's), else to the console. */
+/** The default `onError`: the request's own logger (Fastify's, pino-http's), else the console. */
 function logFault(error: unknown, context: ErrorContext): void {
   const log = (context.host as { log?: { error?: unknown } } | undefined)?.log;
   if (typeof log?.error === 'function') log.error({ err: error }, 'plant-store: a create failed');
   else console.error(error);
 }
 
-/** What a store whose routes are under `base` says of a request for its route without it. */
 function strippedPrefix(path: string, base: string): string {
   return `${path} reached a store whose routes are under ${base}: a host took the prefix off (Hono's app.mount does by default)`;
 }
 
-/**
- * The answer of `fetch`'s routes under `base` to a method they do not take on `path`
- * (`undefined` for a target that is no path, as `CONNECT`'s): `405` on `/plants` and
- * `/openapi.json`, with the methods each allows, `404` elsewhere.
- */
-function refusal(path: string | undefined, base: string): ErrorReply {
+/** A method the routes under `base` do not take on `path`: `405` on a route, else `404`. */
+function methodRejection(path: string | undefined, base: string): ErrorReply {
   if (path === `${base}/plants`) return errorReply('ERR_METHOD_NOT_ALLOWED');
   if (path === `${base}/openapi.json`) return OPENAPI_METHOD_NOT_ALLOWED;
   return errorReply('ERR_NOT_FOUND');

@@ -1,14 +1,6 @@
 /**
- * The path of a URL without a `URL` object: what every route in plant-store reads, on every
- * request.
- *
- * @module
- */
-
-/**
- * The path of a full URL (`http://host/plants?x=1` → `/plants`), or of a request target in
- * origin form (`/plants?x=1` → `/plants`): a slice rather than a `URL` object per request. The
- * URL is taken as a `Request` or an HTTP server hands it over, already parsed.
+ * The path of a full URL or an origin-form target (`/plants?x=1` → `/plants`), as a `Request` or
+ * an HTTP server hands it over: a slice, not a `URL` object per request.
  */
 export function pathOf(url: string): string {
   // An origin-form target is a path already; a full URL's path starts after its authority.

@@ -1,26 +1,14 @@
-/**
- * The web-standard front: a `Request` as the plain values the create operation reads. Used by
- * `handleCreatePlant` and `fetch` on every runtime (Deno, Bun, workers, Node hosts that hand
- * over a `Request`).
- *
- * @module
- */
-
 import type { BodySink, ClientWatch, PlainRequest } from '../operation/plain-request.ts';
 import type { RequestHead } from '../types.ts';
 import { bodyAlreadyRead, readBodyStream, readDeclaredBody } from './read-body.ts';
 import { pathOf } from './url-path.ts';
 
-/** A usable `Content-Length` is plain digits; absent, or anything else, declares nothing. */
+// Anything but plain digits declares no length.
 const DECIMAL = /^\d+$/;
 
 /**
- * The plain values of a web-standard request: its method, the headers the operation reads, its
- * body (read only when the operation asks) and its signal as the client's presence.
- *
- * What a create does not need is not touched, since on Bun and Deno `request.signal`,
- * `request.body` and `request.bodyUsed` are made on first read: a declared body is read with no
- * look at the stream, and the signal only when the operation asks about the client.
+ * A web-standard `Request` as the operation's plain values. Its signal, body and `bodyUsed` are
+ * read only when needed, since some runtimes make them on first read.
  */
 export class WebPlainRequest implements PlainRequest {
   readonly method: string;
@@ -37,13 +25,6 @@ export class WebPlainRequest implements PlainRequest {
   #watch: SignalWatch | undefined;
   #head: RequestHead | undefined;
 
-  /**
-   * @param request The request, as the host received it.
-   * @param cors Whether the store has CORS on: only then are `Origin` and
-   *   `Access-Control-Request-Method` read.
-   * @param host What the host passed beside the request, for the collaborators.
-   * @param route The route the request matched, for telemetry.
-   */
   constructor(request: Request, cors: boolean, host: unknown, route: string | undefined) {
     const { headers } = request;
     const contentLength = headers.get('content-length') ?? '';
@@ -61,8 +42,7 @@ export class WebPlainRequest implements PlainRequest {
     this.hasBody = this.declaredLength >= 0 || request.body !== null;
   }
 
-  // The operation asks for the body only when hasBody is true, and the declared length is within
-  // the limit by then.
+  // Called only when hasBody, with a declared length already within the limit.
   readBody(maxBytes: number, sink: BodySink): void {
     const request = this.#request;
     if (this.declaredLength >= 0) {
@@ -75,13 +55,12 @@ export class WebPlainRequest implements PlainRequest {
     else void readBodyStream(stream, maxBytes, sink);
   }
 
-  // The operation asks about the client only when that can change what happens.
   get client(): ClientWatch {
     this.#watch ??= new SignalWatch(this.#request.signal);
     return this.#watch;
   }
 
-  /** The create is over: what it listened to on the request's signal is removed. */
+  /** The create is over: its listener leaves the request's signal. */
   release(): void {
     this.#watch?.release();
   }
@@ -90,7 +69,6 @@ export class WebPlainRequest implements PlainRequest {
     return this.#request.headers.get('x-request-id') ?? undefined;
   }
 
-  // Read only for the diagnostics channels, so made only then.
   get path(): string | undefined {
     return pathOf(this.#request.url);
   }
@@ -108,9 +86,8 @@ export class WebPlainRequest implements PlainRequest {
 }
 
 /**
- * The client as a web `Request`'s signal tells it. The listener the create adds is removed when
- * the create is over: a runtime may hand back the very signal given to `new Request` (Bun does),
- * which a host may share between requests.
+ * The client as a `Request`'s signal tells it. The create's listener is removed when it is over:
+ * a runtime may hand back the signal given to `new Request`, which a host may share.
  */
 class SignalWatch implements ClientWatch {
   #listener: (() => void) | undefined;
