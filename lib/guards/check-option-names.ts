@@ -1,19 +1,7 @@
-/**
- * One check for every options object the package takes: a name it does not know is refused at
- * construction, with the nearest known name suggested, because a misspelled option would
- * otherwise keep its default without a word.
- *
- * @module
- */
+// A misspelled option would keep its default without a word, so every options object the package
+// takes refuses an unknown name at construction.
 
-/**
- * Throws a `TypeError` when `options` holds a key that is not one of `known`.
- *
- * @param caller The function that took the options, as the message names it.
- * @param options The options as the host gave them; `undefined` and `null` pass.
- * @param known Every option name `caller` takes.
- * @throws {TypeError} Naming the unknown key and the nearest known one.
- */
+/** Throws a `TypeError` naming a key of `options` not in `known`, and the nearest that is. */
 export function checkOptionNames(
   caller: string,
   options: object | null | undefined,
@@ -28,7 +16,7 @@ export function checkOptionNames(
   }
 }
 
-/** The name of `known` nearest to `name` by edit distance; `undefined` when `known` is empty. */
+/** The name in `known` nearest to `name`, case-insensitively. */
 export function nearestName(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -42,7 +30,7 @@ export function nearestName(name: string, known: readonly string[]): string | un
   return best;
 }
 
-/** The edit distance of two names (insertions, deletions, substitutions). */
+// Levenshtein: insertions, deletions, substitutions.
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
