@@ -1,10 +1,5 @@
-/**
- * The diagnostics channels of a store's creates, published from outside the operation: the
- * create's events around its call and its answer, each collaborator's around its call. A create
- * nobody listens to builds no message at all.
- *
- * @module
- */
+// The channels' events, published from outside the operation: the create's around its call and
+// its answer, each collaborator's around its call.
 
 import type { Collaborators, Stored, Verdict } from '../operation/collaborator-answers.ts';
 import type { CollaboratorContext } from '../operation/collaborator-context.ts';
@@ -15,14 +10,7 @@ import type { NewPlant } from '../types.ts';
 import { createTracer, repositoryTracer, type Tracer, verifierTracer } from './channels.ts';
 import type { CollaboratorChannelMessage, CreateChannelMessage } from './messages.ts';
 
-/**
- * The operation as the channels watch it (see `CreateChannelMessage` and
- * `CollaboratorChannelMessage` for the events and their order).
- *
- * @param operation The store's operation.
- * @param collaborators The store's verifier and repository, as the operation calls them.
- * @returns The operation, traced whenever anyone listens.
- */
+/** The operation, traced whenever anyone listens; a create nobody listens to builds no message. */
 export function traced(operation: Operation, collaborators: Collaborators): Operation {
   return (input, answer) => {
     if (!createTracer.active && !verifierTracer.active && !repositoryTracer.active) {
@@ -121,8 +109,8 @@ class CreateTrace implements Collaborators {
   }
 
   /**
-   * The create's reply is ready: a fault or an early end fails a call still in flight and the
-   * create, then `send` hands the reply on between `asyncStart` and `asyncEnd`.
+   * The reply is ready: a fault or an early end fails any call in flight and the create, then
+   * `send` runs between `asyncStart` and `asyncEnd`.
    */
   answered(
     reply: Reply,

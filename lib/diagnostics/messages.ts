@@ -1,10 +1,4 @@
-/**
- * What the store's diagnostics channels carry: the public types of their messages. A message
- * names the request (its id, method and path, the caller's trace context) and what came of it;
- * it never holds a token, a body or a principal.
- *
- * @module
- */
+// A message names the request and what came of it, never a token, a body or a principal.
 
 import type { CreateOutcome } from '../operation/plain-request.ts';
 import type { TokenRejectionReason } from '../types.ts';
@@ -12,65 +6,42 @@ import type { TokenRejectionReason } from '../types.ts';
 export type { CreateOutcome };
 
 /**
- * The message of every event of the `plant-store:create` tracing channel, one object per
- * create, filled in as it goes.
- *
- * The events, as `diagnostics_channel` names them (`tracing:plant-store:create:<event>`):
- * `start` when the create begins; `error` when a collaborator or the body read threw (`500`,
- * or `507` for a full store) or the create ends early (`503`: the deadline, or a client that
- * left), with `error` set; `asyncStart` when its reply is ready, with
- * `status` and `outcome` set (and `reason` for a refused token), and `asyncEnd` once the reply
- * is handed on. `asyncEnd` comes exactly once per `start`: the create is over then. `end` comes
- * when the store's call returns, which is before `asyncStart` when the create waits on
- * something, as with Node's `traceCallback`.
+ * The message of the `plant-store:create` tracing channel, one object per create, filled in as
+ * it goes: `start`; `end` when the store's call returns; `error` on a fault or an early end
+ * (`503`); `asyncStart` when the reply is ready; `asyncEnd`, once per `start`, when it is sent.
  */
 export interface CreateChannelMessage {
-  /** The request's `X-Request-Id`, when it has one. */
   readonly requestId: string | undefined;
-  /** The HTTP method. */
   readonly method: string;
-  /** The request's path, without the query string (`undefined` for a target that is no path). */
+  /** Without the query; `undefined` for a target that is no path. */
   readonly path: string | undefined;
-  /**
-   * The route the request matched, as a template with the base path and any mount path
-   * (`/api/plants`, `/:tenant/plants`); `undefined` through `handleCreatePlant`, which answers
-   * wherever a host mounts it.
-   */
+  /** The matched route's template (`/:tenant/plants`); `undefined` through `handleCreatePlant`. */
   readonly route: string | undefined;
-  /** The caller's W3C `traceparent` header, when it sent one. */
+  /** The caller's W3C trace context headers, when sent. */
   readonly traceparent: string | undefined;
-  /** The caller's W3C `tracestate` header, when it sent one. */
   readonly tracestate: string | undefined;
-  /** The status of the reply; set at `asyncStart`. */
+  /** Set at `asyncStart`, as is `outcome`. */
   status?: number;
-  /** What the create came to; set at `asyncStart`. */
   outcome?: CreateOutcome;
-  /** Why the verifier refused the token, when it said (`401` only). */
+  /** Why the verifier refused the token, when it said. */
   reason?: TokenRejectionReason | undefined;
-  /** The fault, or the reason a create ended early; set at `error`. */
+  /** The fault, or why the create ended early. */
   error?: unknown;
 }
 
 /**
- * The message of every event of the `plant-store:create:verifier` and
- * `plant-store:create:repository` tracing channels, one object per call.
- *
- * The events: `start` before the call; `end` when the call returned (an answer or a promise of
- * one); `error` when it threw or rejected, or when the create ended while it waited (then
- * `error` is the deadline's or the client's reason and its late answer is dropped); then
- * `asyncStart` and `asyncEnd` once its answer is in hand (or it failed), exactly once per call.
+ * The message of the `plant-store:create:verifier` and `…:repository` tracing channels, one per
+ * call: `start`; `end` when the call returns; `error` if it failed or the create stopped waiting;
+ * then `asyncStart` and `asyncEnd`, once per call.
  */
 export interface CollaboratorChannelMessage {
-  /** The create this call is part of: the same object its `plant-store:create` events carry. */
+  /** The same object the create's own events carry. */
   readonly create: CreateChannelMessage;
-  /** The request's `X-Request-Id`, when it has one. */
   readonly requestId: string | undefined;
-  /** The verifier's verdict: whether it accepted the token; set at `asyncStart`. */
+  /** The verifier's verdict (and `reason`) or the repository's `outcome`, set at `asyncStart`. */
   valid?: boolean;
-  /** Why the verifier refused the token, when it said; set at `asyncStart`. */
   reason?: TokenRejectionReason | undefined;
-  /** What the repository's answer came to; set at `asyncStart`. */
   outcome?: 'created' | 'replayed' | 'conflict';
-  /** What the call threw or rejected with, or why the create stopped waiting; set at `error`. */
+  /** What the call threw or rejected with, or why the create stopped waiting. */
   error?: unknown;
 }
