@@ -1,16 +1,9 @@
-/**
- * The OpenAPI 3.1 document of the Plant Store API as plant-store serves it: the
- * specification's schemas and its one operation, with every status the operation really
- * answers. `fetch` serves it at `GET /openapi.json`.
- *
- * @module
- */
+// The OpenAPI 3.1 document of the Plant Store API, with every status the operation really answers.
 
 const errorContent = {
   'application/json': { schema: { $ref: '#/components/schemas/Error' } },
 } as const;
 
-/** An Error response with a description. */
 function errorResponseObject(description: string) {
   return { description, content: errorContent };
 }
@@ -24,17 +17,9 @@ const challenge = {
 } as const;
 
 /**
- * The OpenAPI 3.1.0 document: title "OpenAPI Plant Store", version 1.0.0, license MIT, security
- * scheme `bearerAuth`, schemas `Plant`, `NewPlant` and `Error`, the operation `POST /plants`,
- * and the reusable `404`/`405` responses the router answers with. Its server is relative (`/`:
- * wherever the document is served from); `fetch` serves it at `GET /openapi.json`, under the
- * store's base path (which the server then names) or with its public URL.
- *
- * @example
- * ```ts
- * import { openApiDocument } from 'plant-store';
- * openApiDocument.paths['/plants'].post.operationId; // 'createPlant'
- * ```
+ * The OpenAPI 3.1.0 document of the Plant Store API: `POST /plants`, the `Plant`, `NewPlant` and
+ * `Error` schemas and the `bearerAuth` scheme. A store's `fetch` serves it at `GET /openapi.json`,
+ * with its server set to the store's base path or `publicUrl`.
  */
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -45,7 +30,7 @@ export const openApiDocument = {
     contact: { name: 'The plant-store maintainers' },
     license: { name: 'MIT', identifier: 'MIT' },
   },
-  // Relative: resolved against the document's own URL. `fetch` serves the request's origin here.
+  // Relative: resolved against the document's own URL.
   servers: [{ url: '/', description: 'The server this document is served from.' }],
   security: [{ bearerAuth: [] }],
   tags: [{ name: 'plants', description: 'The plants in the store.' }],
@@ -158,15 +143,7 @@ export const openApiDocument = {
   },
 } as const;
 
-/**
- * The OpenAPI document as `fetch` serves it: JSON whose one server is `server`, relative (the
- * store's base path, `/` at the root: every reader resolves it against wherever it fetched the
- * document) or the store's public URL. The paths stay relative to it (`/plants`).
- *
- * @param server `/`, a base path such as `/api`, or an absolute URL.
- * @param describe Adds what the store's options add to its answers (CORS headers).
- * @returns The document's JSON text.
- */
+/** The JSON `fetch` serves: one server (`/`, a base path or a URL); `describe` adds CORS. */
 export function openApiJsonFor(
   server: string,
   describe: (document: OpenApiDocument) => object = (document) => document,
@@ -178,5 +155,4 @@ export function openApiJsonFor(
   return JSON.stringify(describe(document as unknown as OpenApiDocument));
 }
 
-/** The OpenAPI document's type. */
 export type OpenApiDocument = typeof openApiDocument;
