@@ -1,8 +1,6 @@
 /**
- * `plant-store/client`: a small typed client of the Plant Store API for browsers, Node, Deno,
- * Bun and Workers. Ids go on the wire exactly; creates whose answer was lost are retried safely.
- * It loads nothing of the server side and no package.
- *
+ * `plant-store/client`: a typed client of the Plant Store API for any runtime. Ids go on the wire
+ * exactly; a create whose answer was lost is retried safely.
  * @module
  */
 

@@ -1,8 +1,6 @@
 /**
- * `plant-store/cors`: CORS for a plant store, for browser pages of other origins. Off unless a
- * store is given `cors: createCors({ origins })`; a host with CORS middleware of its own can
- * leave it off and ship none of it.
- *
+ * `plant-store/cors`: CORS for browser pages of other origins, off unless a store is given
+ * `cors: createCors({ origins })`.
  * @module
  */
 

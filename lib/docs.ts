@@ -1,8 +1,6 @@
 /**
- * `plant-store/docs`: the interactive API reference (Swagger UI, served from the package) as a
- * web-standard handler, to mount beside a plant store, or in front of its `fetch` with
- * `withDocs`. Runtime-neutral: nothing here loads `node:*`, and the core entry never loads this.
- *
+ * `plant-store/docs`: the API reference page (Swagger UI, served from the package) as a
+ * web-standard handler, or in front of a store's `fetch` with `withDocs`. Loads no `node:*`.
  * @module
  */
 

@@ -1,8 +1,6 @@
 /**
  * `plant-store/express`: a plant store as an Express `Router`, `app.use('/api',
- * createRouter(store))`. Needs `express` (an optional peer dependency); loads `node:*` through
- * `plant-store/node`.
- *
+ * createRouter(store))`. Needs `express`.
  * @module
  */
 

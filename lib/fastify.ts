@@ -1,8 +1,6 @@
 /**
  * `plant-store/fastify`: a plant store as a Fastify plugin,
- * `app.register(plantStore, { store, prefix })`. Needs `fastify` (an optional peer dependency);
- * loads `node:*` through `plant-store/node`.
- *
+ * `app.register(plantStore, { store, prefix })`. Needs `fastify`.
  * @module
  */
 

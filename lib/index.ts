@@ -1,8 +1,6 @@
 /**
- * `plant-store`: the create-a-plant operation as a web-standard handler, the in-memory
- * repository, the static-token verifier, the OpenAPI document and the errors. Runtime-neutral:
- * nothing here loads `node:*`.
- *
+ * `plant-store`: the create-a-plant operation as a web-standard handler, with the in-memory
+ * repository, the static-token verifier and the OpenAPI document. Loads no `node:*`.
  * @module
  */
 

@@ -1,7 +1,5 @@
 /**
- * `plant-store/jwt`: a `TokenVerifier` for JWT bearer tokens, built on jose (an optional peer
- * dependency, so the core entry stays free of it).
- *
+ * `plant-store/jwt`: a `TokenVerifier` for JWT bearer tokens. Needs `jose`.
  * @module
  */
 

@@ -1,8 +1,6 @@
 /**
- * `plant-store/otel`: `PlantStoreInstrumentation`, OpenTelemetry spans and metrics from the
- * store's diagnostics channels. Needs the optional peer dependencies `@opentelemetry/api` and
- * `@opentelemetry/instrumentation`; the host brings the SDK and its exporters.
- *
+ * `plant-store/otel`: the store's diagnostics channels as OpenTelemetry spans and metrics. Needs
+ * `@opentelemetry/api` and `@opentelemetry/instrumentation`; the host brings the SDK.
  * @module
  */
 

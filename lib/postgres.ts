@@ -1,7 +1,6 @@
 /**
- * `plant-store/postgres`: a `PlantRepository` on PostgreSQL and the function that creates its
- * table. It imports no driver: a `pg` `Pool` or `Client`, or PGlite, is handed in.
- *
+ * `plant-store/postgres`: a `PlantRepository` on PostgreSQL and its table. It imports no driver:
+ * hand in a `pg` `Pool` or `Client`, or PGlite.
  * @module
  */
 

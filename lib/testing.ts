@@ -1,10 +1,6 @@
 /**
- * `plant-store/testing`: the conformance kit. Hold your own `PlantRepository` and
- * `TokenVerifier` to the contract (a report, or one test each in `node:test`, Vitest, Jest,
- * `bun test` or `Deno.test`), and check any running server that claims the Plant Store API
- * (`checkServer`, and the `plant-store conform` command). Runtime-neutral: nothing here loads
- * `node:*`.
- *
+ * `plant-store/testing`: the conformance kit. Hold a `PlantRepository` or `TokenVerifier` to the
+ * contract in any test runner, and check a running server with `checkServer`. Loads no `node:*`.
  * @module
  */
 
