@@ -1,9 +1,16 @@
 /**
- * The stable code of every error plant-store answers with or reports: switch on it, not on the
- * message; changing one is a breaking change. A repository may throw `ERR_STORE_FULL` (`507`) or
- * `ERR_STORE_UNAVAILABLE` (`503`). `onError` alone hears the host's mistakes
- * (`ERR_BODY_ALREADY_READ`, `ERR_MALFORMED_VERDICT`, `ERR_MALFORMED_OUTCOME`) and which
- * collaborator a deadline caught (`ERR_VERIFIER_TIMEOUT`, `ERR_REPOSITORY_TIMEOUT`).
+ * The stable code of every error plant-store answers with or reports.
+ *
+ * Switch on the code, not on the message; changing a code is a breaking change. Most codes name
+ * what was wrong with a request and decide its status. The others:
+ * - `ERR_STORE_FULL` (`507`), `ERR_STORE_UNAVAILABLE` (`503` with `Retry-After`): for a
+ *   repository to throw as a `PlantApiError`.
+ * - `ERR_BODY_ALREADY_READ`: something read the body before the store (mount it before any body
+ *   parser).
+ * - `ERR_MALFORMED_VERDICT`, `ERR_MALFORMED_OUTCOME`: a verifier or a repository answered the
+ *   wrong shape; the client gets `500`.
+ * - `ERR_VERIFIER_TIMEOUT`, `ERR_REPOSITORY_TIMEOUT`: which collaborator the deadline caught, for
+ *   `onError`; the client gets `ERR_TIMEOUT` (`503`).
  */
 export type PlantApiErrorCode =
   | 'ERR_BAD_REQUEST'
@@ -107,16 +114,30 @@ const ERRORS: Readonly<Record<PlantApiErrorCode, ErrorDefinition>> = {
 
 /** An error response as plain values, before it is a `Response` or written to a socket. */
 export interface ErrorReply {
+  /** The HTTP status. */
   readonly status: number;
-  /** `content-type` included. */
+  /** The response headers, `content-type` included. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The Error body's JSON text. */
+  /** The JSON text of the Error body, `{"error":<status>,"message":<text>}`. */
   readonly body: string;
 }
 
 /**
- * The reply for an error code. `message` replaces the default: text for a person, never internal
- * detail. An unknown code is a `TypeError`.
+ * Builds the reply for an error code: its status, its headers and the Error body.
+ *
+ * The code decides the status and any header the answer needs (`WWW-Authenticate`, `Allow`,
+ * `Retry-After`); the body's message is the code's default unless `message` replaces it.
+ *
+ * @param code The error.
+ * @param message Replaces the default message: text for a person, never internal detail.
+ * @returns The reply as plain values.
+ * @throws {TypeError} When `code` is not a `PlantApiErrorCode`.
+ * @example
+ * ```ts
+ * import { errorReply } from 'plant-store';
+ *
+ * errorReply('ERR_NOT_FOUND').body; // '{"error":404,"message":"not found"}'
+ * ```
  */
 export function errorReply(code: PlantApiErrorCode, message?: string): ErrorReply {
   const { status, message: defaultMessage, headers } = definitionOf(code);
@@ -127,7 +148,22 @@ export function errorReply(code: PlantApiErrorCode, message?: string): ErrorRepl
   };
 }
 
-/** `errorReply` as a web-standard `Response`: `errorResponse('ERR_NOT_FOUND')` is a `404`. */
+/**
+ * Builds the web-standard `Response` for an error code: `errorReply` as a `Response`.
+ *
+ * A host's own routes can answer with it in the store's Error shape.
+ *
+ * @param code The error.
+ * @param message Replaces the default message.
+ * @returns A fresh `Response` with the code's status, headers and Error body.
+ * @throws {TypeError} When `code` is not a `PlantApiErrorCode`.
+ * @example
+ * ```ts
+ * import { errorResponse } from 'plant-store';
+ *
+ * errorResponse('ERR_METHOD_NOT_ALLOWED').headers.get('allow'); // 'POST' (status 405)
+ * ```
+ */
 export function errorResponse(code: PlantApiErrorCode, message?: string): Response {
   return replyResponse(errorReply(code, message));
 }
@@ -143,15 +179,36 @@ export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * The base of the errors plant-store raises, and the collaborators' signal's reason at the
- * deadline: check `error instanceof PlantApiError` or `error.code === 'ERR_TIMEOUT'`.
+ * The error plant-store raises, with a stable `code` and the HTTP `status` it answers with.
+ *
+ * A repository throws one to choose its answer (`ERR_STORE_FULL`, `ERR_STORE_UNAVAILABLE`);
+ * `onError` gets one for the host's mistakes and for deadlines; the collaborators' signal has one
+ * (`ERR_TIMEOUT`) as its `reason` when the deadline passes. Check `error instanceof
+ * PlantApiError`, or its `code`.
+ *
+ * @example
+ * ```ts
+ * import { PlantApiError, type PlantRepository } from 'plant-store';
+ *
+ * const readOnly: PlantRepository = {
+ *   create() {
+ *     throw new PlantApiError('ERR_STORE_UNAVAILABLE'); // the client gets 503 with Retry-After
+ *   },
+ * };
+ * ```
  */
 export class PlantApiError extends Error {
+  /** The stable error code. */
   declare readonly code: PlantApiErrorCode;
-  /** The HTTP status the API answers with. */
+  /** The HTTP status the API answers with for this error. */
   declare readonly status: number;
 
-  /** `message` replaces the code's default. */
+  /**
+   * @param code The error code.
+   * @param message Replaces the code's default message.
+   * @param options The underlying `cause`, if any.
+   * @throws {TypeError} When `code` is not a `PlantApiErrorCode`.
+   */
   constructor(code: PlantApiErrorCode, message?: string, options?: { cause?: unknown }) {
     const definition = definitionOf(code);
     super(message ?? definition.message, options);

@@ -18,11 +18,59 @@ interface DiagnosticsChannelModule {
   tracingChannel(name: string): TracingChannel;
 }
 
-/** The tracing channel of each create: `tracing:plant-store:create:start` and so on. */
+/**
+ * The name of the tracing channel of each create.
+ *
+ * Its events (`tracing:plant-store:create:start`, `:end`, `:asyncStart`, `:asyncEnd`, `:error`)
+ * carry one `CreateChannelMessage` per create. Silent where the runtime has no
+ * `diagnostics_channel`.
+ *
+ * @example
+ * ```ts
+ * import { subscribe } from 'node:diagnostics_channel';
+ * import { CREATE_CHANNEL, type CreateChannelMessage } from 'plant-store';
+ *
+ * subscribe(`tracing:${CREATE_CHANNEL}:asyncEnd`, (message) => {
+ *   const { requestId, status } = message as CreateChannelMessage;
+ *   console.log(requestId, status);
+ * });
+ * ```
+ */
 export const CREATE_CHANNEL = 'plant-store:create';
-/** The tracing channel of each call of the store's `TokenVerifier`. */
+/**
+ * The name of the tracing channel of each call of the store's `TokenVerifier`.
+ *
+ * Its events carry one `CollaboratorChannelMessage` per call, with the verdict set at
+ * `asyncStart`.
+ *
+ * @example
+ * ```ts
+ * import { subscribe } from 'node:diagnostics_channel';
+ * import { VERIFIER_CHANNEL, type CollaboratorChannelMessage } from 'plant-store';
+ *
+ * subscribe(`tracing:${VERIFIER_CHANNEL}:asyncStart`, (message) => {
+ *   const { valid, reason } = message as CollaboratorChannelMessage;
+ *   if (!valid) console.log('token refused:', reason);
+ * });
+ * ```
+ */
 export const VERIFIER_CHANNEL = 'plant-store:create:verifier';
-/** The tracing channel of each call of the store's `PlantRepository`. */
+/**
+ * The name of the tracing channel of each call of the store's `PlantRepository`.
+ *
+ * Its events carry one `CollaboratorChannelMessage` per call, with the `outcome` set at
+ * `asyncStart`.
+ *
+ * @example
+ * ```ts
+ * import { subscribe } from 'node:diagnostics_channel';
+ * import { REPOSITORY_CHANNEL, type CollaboratorChannelMessage } from 'plant-store';
+ *
+ * subscribe(`tracing:${REPOSITORY_CHANNEL}:error`, (message) => {
+ *   console.error((message as CollaboratorChannelMessage).error);
+ * });
+ * ```
+ */
 export const REPOSITORY_CHANNEL = 'plant-store:create:repository';
 
 const diagnostics = (

@@ -17,9 +17,19 @@ const challenge = {
 } as const;
 
 /**
- * The OpenAPI 3.1.0 document of the Plant Store API: `POST /plants`, the `Plant`, `NewPlant` and
- * `Error` schemas and the `bearerAuth` scheme. A store's `fetch` serves it at `GET /openapi.json`,
- * with its server set to the store's base path or `publicUrl`.
+ * The OpenAPI 3.1.0 document of the Plant Store API.
+ *
+ * It holds `POST /plants` with every status it answers, the `Plant`, `NewPlant` and `Error`
+ * schemas, the `bearerAuth` scheme and the `404`/`405` responses. Its server is relative (`/`);
+ * a store's `fetch` serves it at `GET /openapi.json` with the server set to its base path or
+ * `publicUrl`.
+ *
+ * @example
+ * ```ts
+ * import { openApiDocument } from 'plant-store';
+ *
+ * openApiDocument.paths['/plants'].post.operationId; // 'createPlant'
+ * ```
  */
 export const openApiDocument = {
   openapi: '3.1.0',

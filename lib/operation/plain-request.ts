@@ -60,7 +60,10 @@ export interface PlantReply {
 /** What the operation answers and the fronts send. */
 export type Reply = PlantReply | ErrorReply;
 
-/** What a create came to: `replayed` is a `200`, `conflict` a `409`, else the error's code. */
+/**
+ * What a create came to: `created`, `replayed` (the same plant was stored already: `200`),
+ * `conflict` (`409`), or the code of the error it answered with.
+ */
 export type CreateOutcome = 'created' | 'replayed' | 'conflict' | PlantApiErrorCode;
 
 /** Hands a reply to its front, with the fault or early end that decided it; never throws. */

@@ -1,8 +1,28 @@
 import * as v from 'valibot';
 
-/** The smallest id: -2^63. */
+/**
+ * The smallest plant id: -2^63, the int64 minimum.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * import { INT64_MIN, NewPlantSchema } from 'plant-store';
+ *
+ * v.is(NewPlantSchema, { id: INT64_MIN - 1n, name: 'Fern' }); // false
+ * ```
+ */
 export const INT64_MIN = -9223372036854775808n;
-/** The largest id: 2^63 - 1. */
+/**
+ * The largest plant id: 2^63 - 1, the int64 maximum.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * import { INT64_MAX, NewPlantSchema } from 'plant-store';
+ *
+ * v.is(NewPlantSchema, { id: INT64_MAX, name: 'Fern' }); // true
+ * ```
+ */
 export const INT64_MAX = 9223372036854775807n;
 
 const INT64_RULE = 'must be an integer from -9223372036854775808 to 9223372036854775807';
@@ -29,8 +49,19 @@ function plantText() {
 }
 
 /**
- * The valibot schema of a NewPlant whose `id` was read exactly, as a `bigint` (range-checked
- * here). Undeclared keys are dropped; an issue reads `<field> <message>`: `name must be a string`.
+ * The valibot schema of a NewPlant whose `id` was read exactly, as a `bigint`.
+ *
+ * `id` must be in the int64 range; `name` and the optional `tag` must be well-formed strings
+ * without U+0000. Undeclared keys are dropped. Each message follows its field's name, as a `400`
+ * words it: `name must be a string`.
+ *
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * import { NewPlantSchema } from 'plant-store';
+ *
+ * v.parse(NewPlantSchema, { id: 1n, name: 'Fern', extra: true }); // { id: 1n, name: 'Fern' }
+ * ```
  */
 export const NewPlantSchema = v.object(
   {

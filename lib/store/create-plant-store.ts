@@ -26,9 +26,33 @@ import { recordRoutes } from './store-routes.ts';
 import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
 
-/** The default of `maxBodyBytes`: 100 KiB. */
+/**
+ * The default of `maxBodyBytes`: 100 KiB (102400 bytes); a larger body gets `413`.
+ *
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier, DEFAULT_MAX_BODY_BYTES } from 'plant-store';
+ *
+ * const store = createPlantStore({
+ *   verifier: createStaticTokenVerifier(['s3cr3t']),
+ *   maxBodyBytes: 4 * DEFAULT_MAX_BODY_BYTES,
+ * });
+ * ```
+ */
 export const DEFAULT_MAX_BODY_BYTES = 102_400;
-/** The default of `timeoutMs`: 10 s. */
+/**
+ * The default of `timeoutMs`: 10 s (10000 ms); past it a create is a `503`.
+ *
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier, DEFAULT_TIMEOUT_MS } from 'plant-store';
+ *
+ * const store = createPlantStore({
+ *   verifier: createStaticTokenVerifier(['s3cr3t']),
+ *   timeoutMs: DEFAULT_TIMEOUT_MS / 2,
+ * });
+ * ```
+ */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -46,10 +70,16 @@ const KNOWN_OPTIONS = [
 ];
 
 /**
- * Creates a plant store: the create-a-plant operation as web-standard handlers, with the storage
- * and auth the host plugs in. `fetch` serves `POST /plants` and `GET /openapi.json` (under
- * `basePath`); `handleCreatePlant` answers any request as `POST /plants`.
+ * Creates a plant store: the create-a-plant operation as web-standard handlers.
  *
+ * `fetch` serves `POST /plants` and `GET /openapi.json` under `basePath`, and `404`/`405` for the
+ * rest; `handleCreatePlant` answers any request as `POST /plants`, wherever the host mounts it.
+ * By default plants are kept in memory, a body may be 100 KiB and a create has 10 s; every error
+ * is an Error body, `{ "error": <status>, "message": <text> }`.
+ *
+ * @param options The verifier (required), the repository, the limits, the callbacks, CORS and
+ *   where the API lives.
+ * @returns The store's `handleCreatePlant` and `fetch`.
  * @throws {TypeError} When the verifier is missing, or an option is out of range or unknown.
  * @example
  * ```ts
