@@ -48,7 +48,7 @@ export type Operation = (
 ) => void;
 
 export function createOperation(store: OperationSettings): Operation {
-  return function createPlant(input, answer, collaborators = store.collaborators) {
+  return function operation(input, answer, collaborators = store.collaborators) {
     // 1. Method.
     if (input.method !== 'POST') return answerError(answer, 'ERR_METHOD_NOT_ALLOWED');
     // 2. The Authorization header: missing, another scheme or malformed gets a bare challenge.

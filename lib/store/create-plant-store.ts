@@ -149,14 +149,13 @@ export function createPlantStore<Principal = unknown>(
             ),
   });
   // Decided once: with CORS off the operation runs bare.
-  const createPlant =
-    policy?.wrap(traced(operation, collaborators)) ?? traced(operation, collaborators);
+  const handle = policy?.wrap(traced(operation, collaborators)) ?? traced(operation, collaborators);
   const withCorsOn = policy !== undefined;
 
   function answer(request: Request, host: unknown, route: string | undefined): Promise<Response> {
     return new Promise((resolve) => {
       const input = new WebPlainRequest(request, withCorsOn, host, route);
-      createPlant(input, (reply) => {
+      handle(input, (reply) => {
         input.release();
         resolve(replyResponse(reply));
       });
@@ -209,7 +208,7 @@ export function createPlantStore<Principal = unknown>(
 
   // What every handler shares; a framework's mount path goes in front of the base path.
   const shared = {
-    handle: createPlant,
+    handle,
     basePath: location.basePath,
     publicOrigin: location.publicUrl === undefined ? undefined : new URL(location.publicUrl).origin,
     under: (prefix: string) => fetchAt(prefix + location.basePath),
