@@ -6,9 +6,8 @@ import { malformedText } from './well-formed-plant.ts';
 /** Options of `createMemoryRepository`. */
 export interface CreateMemoryRepositoryOptions {
   /**
-   * The most plants it keeps: past it a new id is refused with `ERR_STORE_FULL` (the client
-   * gets `507`), while a stored id still replays or conflicts as before. A process with a memory
-   * limit then refuses creates instead of being killed. Unset: no cap.
+   * The most plants kept, or no cap when unset; past it a new id is refused with
+   * `ERR_STORE_FULL` (`507`) while a stored id still replays or conflicts.
    * @default undefined
    */
   readonly maxPlants?: number | undefined;
@@ -16,32 +15,15 @@ export interface CreateMemoryRepositoryOptions {
 
 const CREATED: CreatePlantOutcome = Object.freeze({ created: true });
 
-/**
- * How many consecutive ids share a table. New ids then fill one table at a time, which is left
- * alone once full, where one table of millions stalled a server under load; much smaller tables
- * waste memory when ids are random, each then holding few plants.
- */
+// Consecutive ids per table; why this size is in docs/DECISIONS.md.
 const TABLE_SIZE = 16_384;
 
 /**
- * Creates the in-memory `PlantRepository`, the store's default: plants live in `Map`s keyed by
- * id for as long as the process does, up to `maxPlants` if given.
+ * Creates the in-memory `PlantRepository`, the store's default: plants live as long as the
+ * process, up to `maxPlants`. Its `create` answers synchronously and is atomic; a `name` or `tag`
+ * holding a lone surrogate throws a `TypeError`.
  *
- * A create is atomic because the lookup and the insert run in one synchronous step: no other
- * request can interleave between them.
- *
- * A `name` or `tag` that is not well-formed UTF-16 (a lone surrogate) is refused with a
- * `TypeError`, thrown as every answer of this repository comes: at once.
- *
- * @param options The cap on the plants it keeps.
- * @returns A repository whose `create` answers synchronously; it throws only `ERR_STORE_FULL`
- *   and that `TypeError`.
  * @throws {TypeError} When `maxPlants` is not a positive integer, or an option is unknown.
- * @example
- * ```ts
- * const repository = createMemoryRepository({ maxPlants: 1_000_000 });
- * const store = createPlantStore({ repository, verifier });
- * ```
  */
 export function createMemoryRepository(
   options: CreateMemoryRepositoryOptions = {},
@@ -52,14 +34,12 @@ export function createMemoryRepository(
     throw new TypeError('createMemoryRepository: maxPlants must be a positive integer');
   }
   let count = 0;
-  // A safe id (|id| < 2^53) is keyed by two numbers: its run of TABLE_SIZE ids picks the table,
-  // its place in the run the entry. Small integers are no heap objects, where a `bigint` key is
-  // one to allocate and follow on every lookup. Every other id is kept in one more table, by its
-  // `bigint`.
+  // A safe id is keyed by numbers (its run picks the table, its place the entry), cheaper to
+  // look up than a `bigint`; every other id goes in one more table, keyed by its `bigint`.
   const tables = new Map<number, Map<number | bigint, Plant>>();
   return {
-    // Deliberately does not read context.signal: the store makes a signal only when it is read,
-    // and it never calls a repository for a request that is already over.
+    // context.signal stays unread: the store builds a signal only when one is read, and never
+    // calls a repository for a request that is already over.
     create(plant: NewPlant): CreatePlantOutcome {
       const malformed = malformedText(plant, 'createMemoryRepository');
       if (malformed !== undefined) throw malformed;
@@ -77,7 +57,7 @@ export function createMemoryRepository(
         table = new Map();
         tables.set(run, table);
       }
-      // Store a copy of the declared fields only, so the caller's object is never retained.
+      // A copy of the declared fields only: the caller's object is never retained.
       table.set(
         key,
         plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag },

@@ -1,9 +1,5 @@
-/**
- * The PostgreSQL repository's batching: creates that arrive while a statement is in flight wait
- * and go together in the next one, each still getting its own exact outcome.
- *
- * @module
- */
+// Creates that arrive while statements are in flight wait and go together in the next one, each
+// still getting its own exact outcome.
 
 import type { CreatePlantOutcome, NewPlant, Plant } from '../types.ts';
 import { failureOf, storeError } from './postgres-failures.ts';
@@ -21,42 +17,29 @@ import { malformedText } from './well-formed-plant.ts';
 // Insert, then read: a row deleted between the two is inserted again, this many attempts in all.
 const MAX_ATTEMPTS = 3;
 
-/**
- * What PostgreSQL answers, having run nothing, when a pooler hands a connection's statements to
- * other server connections (PgBouncer in transaction mode): the name is unknown there (26000,
- * invalid_sql_statement_name) or taken already (42P05, duplicate_prepared_statement).
- */
+// Behind a pooler that moves statements between server connections (PgBouncer in transaction
+// mode) PostgreSQL refuses a name, having run nothing: unknown (26000) or taken (42P05).
 const PREPARED_STATEMENT_LOST = new Set(['26000', '42P05']);
 
 /** How a repository sends its creates. */
 export interface BatchSettings {
-  /** The most creates in one statement. */
   readonly maxBatchSize: number;
-  /** The most statements in flight at once. */
   readonly maxInFlight: number;
-  /** Whether each statement goes by name, prepared once per connection. */
   readonly prepare: boolean;
 }
 
-/**
- * A repository's creates, sent in batches: at most `maxInFlight` batches in flight, the next one
- * formed from the creates that waited meanwhile.
- */
 export class CreateBatches {
   readonly #client: PostgresClient;
-  /** The client as a pool to borrow a connection from per batch, if it is one. */
   readonly #pool: PostgresPool | undefined;
-  /** Whether statements go by name; off for good once a pooler is found to lose them. */
+  /** Off for good once a pooler is found to lose named statements. */
   #prepare: boolean;
   readonly #maxBatchSize: number;
   readonly #insertSql: string;
   readonly #insertOneSql: string;
   readonly #readSql: string;
   readonly #readOneSql: string;
-  /** The creates waiting for the next batch, oldest first. */
   readonly #waiting: PendingCreate[] = [];
   readonly #maxInFlight: number;
-  /** The batches in flight. */
   #inFlight = 0;
 
   constructor(client: PostgresClient, table: string, settings: BatchSettings) {
@@ -68,15 +51,13 @@ export class CreateBatches {
     this.#insertSql = `INSERT INTO ${table} (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
     // A batch of one, the idle case, costs the database less as a plain VALUES row.
     this.#insertOneSql = `INSERT INTO ${table} (id, name, tag) VALUES ($1::bigint, $2::text, $3::text) ON CONFLICT (id) DO NOTHING RETURNING id::text AS id`;
-    // Each text comes back behind a one-character marker that `toPlant` cuts off: some drivers
-    // (PGlite 0.5, through a default `TextDecoder`) drop a leading U+FEFF from every text value,
-    // which would turn an idempotent replay into a 409. NULL || '.' stays NULL.
+    // Each text comes back behind a '.' that `toPlant` cuts off: some drivers (PGlite) drop a
+    // leading U+FEFF, which would turn a replay into a 409. NULL || '.' stays NULL.
     const read = `SELECT id::text AS id, '.' || name AS name, '.' || tag AS tag FROM ${table}`;
     this.#readSql = `${read} WHERE id = ANY($1::bigint[])`;
     this.#readOneSql = `${read} WHERE id = $1::bigint`;
   }
 
-  /** Sends the create at once when fewer than `maxInFlight` batches are in flight, else queues it. */
   create(plant: NewPlant, signal: AbortSignal | undefined): Promise<CreatePlantOutcome> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const malformed = malformedText(plant, 'plant-store/postgres');
@@ -84,8 +65,7 @@ export class CreateBatches {
     return new Promise((resolve, reject) => {
       const pending = new PendingCreate(plant, signal, resolve, reject);
       if (this.#inFlight < this.#maxInFlight) {
-        // Not listened to: its one statement answers soon, and its signal is looked at before
-        // any further one; a listener pays only while a create waits for a batch.
+        // Unwatched: its statement answers soon, and its signal is checked before any other.
         this.#start([pending]);
       } else {
         pending.watch(this.#drop);
@@ -114,7 +94,7 @@ export class CreateBatches {
     this.#send(batch).then(next, next);
   }
 
-  /** Sends one batch, on one connection: settles each of its creates, and never rejects. */
+  /** Settles every create of the batch, on one connection; never rejects. */
   async #send(batch: PendingCreate[]): Promise<void> {
     try {
       if (this.#pool === undefined) await this.#store(this.#client, batch);
@@ -134,8 +114,8 @@ export class CreateBatches {
       await this.#insert(client, live);
     } catch (error) {
       if (live.length === 1 || failureOf(error) !== 'data') throw error;
-      // One bad row fails the whole statement: each create again alone, one after another on
-      // this connection, so that only the bad one fails and no more statements are in flight.
+      // Each create again alone, in turn on this connection: only the bad row fails, and no more
+      // statements are in flight.
       for (const pending of live) {
         try {
           await this.#insert(client, [pending]);

@@ -1,29 +1,16 @@
-/**
- * What a failed statement of the PostgreSQL repository says about the creates it carried: one
- * of their rows is bad (each is sent again alone), the database is unavailable for now (a
- * `503` with `Retry-After`), or something else failed (a `500`).
- *
- * @module
- */
+// What a failed statement means for its creates: a bad row (each is sent again alone), an
+// unavailable database (a `503` with `Retry-After`), or anything else (a `500`).
 
 import { PlantApiError } from '../errors.ts';
 import { sqlState } from './postgres-shared.ts';
 
-/** What a failed statement was about. */
 export type Failure = 'data' | 'unavailable' | 'other';
 
-/**
- * pg's errors for a connection that broke, never came or went silent carry no SQLSTATE: they
- * are known by their text (`Client` and `Pool` of pg 8).
- */
+// pg's errors for a connection that broke, never came or went silent have no SQLSTATE, only text.
 const CONNECTION_LOST =
   /^(?:Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|timeout expired|Query read timeout)/;
 
-/**
- * What a statement's error was about: the data (SQLSTATE classes 22 and 23), an unavailable
- * database (a failed socket call, a connection lost or never made, classes 08 and 53, 57P*,
- * 25006 read-only: a standby), or anything else.
- */
+/** Classes 22 and 23 are the data; 25006 (read-only) is a standby, so unavailable too. */
 export function failureOf(error: unknown): Failure {
   const state = sqlState(error);
   if (state === '') {
@@ -41,10 +28,7 @@ export function failureOf(error: unknown): Failure {
   return 'other';
 }
 
-/**
- * What the creates of a failed statement reject with: `ERR_STORE_UNAVAILABLE` (caused by the
- * driver's error) when the database is unavailable, else the driver's error as it came.
- */
+/** An unavailable database becomes `ERR_STORE_UNAVAILABLE`; any other error stays as it came. */
 export function storeError(error: unknown): unknown {
   if (failureOf(error) !== 'unavailable') return error;
   const state = sqlState(error);

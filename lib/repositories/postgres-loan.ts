@@ -1,10 +1,5 @@
-/**
- * A connection a pool lends the PostgreSQL repository for one batch: borrowed when the batch is
- * sent, so that the creates can be looked at again once the pool's wait is over, and given back
- * closed when it may be broken.
- *
- * @module
- */
+// A connection is borrowed per batch, so that creates aborted during the pool's wait are not
+// sent, and given back closed when it may be broken.
 
 import { failureOf } from './postgres-failures.ts';
 import {
@@ -14,13 +9,11 @@ import {
   sqlState,
 } from './postgres-shared.ts';
 
-/** Whether the client is a pool that lends connections (`pg`'s `Pool`). */
 export function isPool(client: PostgresClient): client is PostgresPool {
   const pool = client as Partial<PostgresPool>;
   return typeof pool.connect === 'function' && typeof pool.waitingCount === 'number';
 }
 
-/** Runs `work` on a connection the pool lends, then gives it back. */
 export async function onLoan(
   pool: PostgresPool,
   work: (connection: PostgresClient) => Promise<void>,

@@ -1,18 +1,10 @@
-/**
- * One create of the PostgreSQL repository, from the call to its outcome: its row as sent, and
- * how it settles once, whichever comes first (stored, failed, or its signal).
- *
- * @module
- */
-
 import type { CreatePlantOutcome, NewPlant, Plant } from '../types.ts';
 
-/** One create waiting for its outcome; it settles once, whichever comes first. */
+/** One create of the PostgreSQL repository; it settles once: stored, failed or aborted. */
 export class PendingCreate {
   readonly id: string;
   readonly name: string;
   readonly tag: string | null;
-  /** Settled: answered, failed or aborted. */
   done = false;
   readonly #resolve: (outcome: CreatePlantOutcome) => void;
   readonly #reject: (error: unknown) => void;

@@ -1,25 +1,8 @@
-/**
- * What the PostgreSQL repository and its table function share: the driver's shape, where the
- * table is, and how its name is quoted.
- *
- * @module
- */
-
 import { checkOptionNames } from '../guards/check-option-names.ts';
 
 /**
- * The driver the repository talks through, typed by shape only: `pg`'s `Pool` and `Client`
- * ([node-postgres](https://node-postgres.com/apis/pool#poolquery)) and PGlite fit as they are.
- *
- * Use a pool (or a client in autocommit mode): each statement must run in its own transaction
- * under PostgreSQL's default READ COMMITTED isolation, never inside a transaction the caller holds
- * open.
- *
- * @example
- * ```ts
- * import pg from 'pg';
- * const client: PostgresClient = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * ```
+ * The driver, typed by shape: `pg`'s `Pool` and `Client` and PGlite fit as they are. Use a pool or
+ * an autocommit client: each statement must run in its own READ COMMITTED transaction.
  */
 export interface PostgresClient {
   /** The query with `$1`-style parameters; resolves to the result rows, rejects on any error. */
@@ -27,10 +10,8 @@ export interface PostgresClient {
 }
 
 /**
- * A driver that runs named statements, `query({ name, text, values })`, preparing each name once
- * per connection: `pg`'s `Pool` and `Client`
- * ([prepared statements](https://node-postgres.com/features/queries#prepared-statements)). What
- * `createPostgresRepository` needs with `prepare: true`.
+ * A driver that prepares named statements once per connection, as `pg`'s `Pool` and `Client` do:
+ * what `createPostgresRepository` needs with `prepare: true`.
  */
 export interface PreparingPostgresClient {
   /** The named statement with `$1`-style parameters; resolves to the result rows. */
@@ -42,10 +23,8 @@ export interface PreparingPostgresClient {
 }
 
 /**
- * A pool that lends connections, as `pg`'s `Pool` does
- * ([pool.connect](https://node-postgres.com/apis/pool#poolconnect)), recognised by `connect`
- * beside `waitingCount`. The repository borrows one connection per batch, so that a create whose
- * signal fired while the pool made it wait is never sent.
+ * A pool that lends connections, as `pg`'s `Pool` does, recognised by `connect` beside
+ * `waitingCount`: the repository then borrows one connection per batch.
  */
 export interface PostgresPool extends PostgresClient {
   /** Lends a connection, once one is free. */
@@ -67,21 +46,18 @@ export interface PostgresPoolConnection extends PostgresClient {
 /** Where the plants live: options of `createPostgresRepository` and `ensurePlantTable`. */
 export interface PostgresTableOptions {
   /**
-   * The table's name. Any PostgreSQL identifier up to 63 bytes of UTF-8 (quotes and spaces
-   * included): it is always quoted, so it is case-sensitive and never read as SQL.
+   * The table's name, up to 63 bytes of UTF-8; always quoted, so case-sensitive and never SQL.
    * @default 'plants'
    */
   readonly table?: string | undefined;
   /**
-   * The schema holding the table, quoted like `table`; it must exist. Unset, the connection's
-   * `search_path` decides (usually `public`).
+   * The schema holding the table, quoted like `table`; it must exist. Unset: the `search_path`.
    * @default undefined
    */
   readonly schema?: string | undefined;
 }
 
-// PostgreSQL's NAMEDATALEN is 64: longer identifiers are silently truncated, which could make two
-// configured names share one table, so they are refused instead.
+// PostgreSQL silently truncates longer names, which could make two configured names one table.
 const MAX_IDENTIFIER_BYTES = 63;
 
 const encoder = new TextEncoder();

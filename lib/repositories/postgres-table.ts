@@ -1,9 +1,3 @@
-/**
- * `ensurePlantTable`: creates the plants table when it is missing and checks the one it finds.
- *
- * @module
- */
-
 import {
   assertClient,
   type PostgresClient,
@@ -13,36 +7,16 @@ import {
   sqlState,
 } from './postgres-shared.ts';
 
-// Two sessions creating the table at once: the loser is retried this many times in all.
 const MAX_ATTEMPTS = 3;
 // SQLSTATEs of two concurrent `CREATE TABLE IF NOT EXISTS` colliding in the catalog.
 const CATALOG_RACE_CODES = new Set(['23505', '42P07', '42710']);
 
 /**
- * Creates the plants table if it does not exist, then checks that the table it finds can hold
- * every plant. Safe to call at every start, from many processes at once.
+ * Creates the plants table (`sql/plants.sql`) if it is missing, then checks, never alters, the
+ * table found: it rejects with an `Error` naming each column that cannot hold every plant. Safe to
+ * call at every start, from many processes at once.
  *
- * The table is `sql/plants.sql` in the package: `id bigint PRIMARY KEY, name text NOT NULL,
- * tag text`. An existing table is never altered; it must have `id` a `bigint` that alone is the
- * primary key, `name` a `NOT NULL` text without a length limit, `tag` a nullable text without a
- * length limit, and no other `NOT NULL` column without a default. Otherwise this rejects with an
- * `Error` naming each column and what is wrong with it, so a wrong table is found at start rather
- * than at the first create that does not fit. The role must be allowed to insert into the table;
- * it needs `CREATE` on the schema only when the table is missing (create it beforehand with
- * `sql/plants.sql` when the app's role may not). The schema, if given, must already exist.
- *
- * @param client The driver, as for `createPostgresRepository`.
- * @param options Where the table is; the same options the repository gets.
- * @returns Resolves once the table exists and fits; rejects with the driver's error when a
- *   statement fails, or with an `Error` naming the columns when the table does not fit.
- * @throws {TypeError} Synchronously, for the same bad `client`, `table` or `schema` as
- *   `createPostgresRepository`.
- * @example
- * ```ts
- * import pg from 'pg';
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
- * await ensurePlantTable(pool, { table: 'plants', schema: 'public' });
- * ```
+ * @throws {TypeError} For the same bad `client`, `table` or `schema` as `createPostgresRepository`.
  */
 export function ensurePlantTable(
   client: PostgresClient,
@@ -88,8 +62,7 @@ interface ColumnRow {
   readonly primaryKey: boolean;
 }
 
-// The table's columns, each with whether it alone is the primary key. `to_regclass` resolves the
-// quoted name through the search_path exactly as the insert does.
+// `to_regclass` resolves the quoted name through the search_path exactly as the insert does.
 const describeSql = `SELECT a.attname::text AS "column", format_type(a.atttypid, a.atttypmod) AS "type",
   a.attnotnull AS "notNull", (a.atthasdef OR a.attidentity <> '') AS "hasDefault",
   EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary

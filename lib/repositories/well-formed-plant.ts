@@ -1,16 +1,10 @@
-/**
- * The text a repository refuses: a `name` or `tag` that is not well-formed UTF-16. A lone
- * surrogate has no UTF-8 form, so a database would store U+FFFD in its place and a replay would
- * then read back a different plant.
- *
- * @module
- */
+// A lone surrogate has no UTF-8 form: a database would store U+FFFD in its place, and a replay
+// would then read back a different plant.
 
 import type { NewPlant } from '../types.ts';
 
 /** The `TypeError` a repository refuses the plant with, or `undefined` when its text is fine. */
 export function malformedText(plant: NewPlant, repository: string): TypeError | undefined {
-  // String.prototype.isWellFormed is in every runtime plant-store supports (Node 20+, Deno, Bun).
   if (plant.name.isWellFormed() && (plant.tag === undefined || plant.tag.isWellFormed())) {
     return undefined;
   }
