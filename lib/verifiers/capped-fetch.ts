@@ -1,16 +1,6 @@
-/**
- * A `fetch` that reads no more of an answer than a cap: for jose's JWKS fetch, since a key
- * server's answer is not trusted to end.
- *
- * @module
- */
-
 import { readBodyStream } from '../store/read-body.ts';
 
-/**
- * `fetch`, reading a `200`'s body up to `maxBytes` and cancelling it there; past it, the fetch
- * fails.
- */
+/** jose's JWKS `fetch`, reading a `200`'s body up to `maxBytes`: a key server may never end it. */
 export function cappedFetch(maxBytes: number): typeof fetch {
   const tooLarge = () =>
     new Error(`the JWKS response is larger than ${maxBytes} bytes (maxJwksBytes)`);

@@ -1,26 +1,17 @@
-/**
- * The keys of a remote JWKS, kept through an outage of the key server: jose fetches and checks
- * the key set; this module decides when to fetch and which keys a token may still use. Keys
- * older than `cacheMaxAge` keep serving while a refetch runs in the background, up to
- * `maxStaleAge`; after a failed fetch the next one waits for `cooldownDuration`, so an outage
- * never turns into one fetch per request.
- *
- * @module
- */
+// jose fetches and checks the key set; this decides when to fetch, and which keys a token may
+// still use through the key server's outage, so that an outage never means a fetch per request.
 
 import { createLocalJWKSet, createRemoteJWKSet, errors, type RemoteJWKSetOptions } from 'jose';
 import type { FixedKey, JwksTiming } from './jwt-options.ts';
 
-/**
- * What a `createJwtVerifier` verifier knows of its keys, for a readiness check.
- * `keys` is `fixed` (the `key` option), `fresh` (younger than `cacheMaxAge`), `stale` (older,
- * still used while a refetch is due or failing), `expired` (older than `maxStaleAge`: not used)
- * or `none` (no fetch has succeeded yet).
- */
+/** What a `createJwtVerifier` verifier knows of its keys, for a readiness check. */
 export interface JwtKeyStatus {
   /** Whether tokens can be checked now: `fixed`, `fresh` or `stale` keys. */
   readonly ready: boolean;
-  /** The state of the keys in use. */
+  /**
+   * `fixed` (the `key` option), `fresh`, `stale` (past `cacheMaxAge`, still used), `expired` (past
+   * `maxStaleAge`, unused) or `none` (no fetch has succeeded yet).
+   */
   readonly keys: 'fixed' | 'fresh' | 'stale' | 'expired' | 'none';
   /** The age of the keys in use, in milliseconds since the fetch that brought them. */
   readonly ageMs?: number;
@@ -28,7 +19,6 @@ export interface JwtKeyStatus {
   readonly lastFetch?: { readonly ok: boolean; readonly ageMs: number; readonly error?: string };
 }
 
-/** Finds the key a token is checked with. */
 export type KeyResolver = (header: Record<string, unknown>, token: unknown) => Promise<FixedKey>;
 
 /** A source of keys: how to find one, what state it is in, and a fetch on demand. */
@@ -44,29 +34,11 @@ export interface KeySource {
 type LocalKeys = ReturnType<typeof createLocalJWKSet>;
 type Fetched = { readonly local: LocalKeys; readonly fetchedAt: number };
 
-/** Looks a token's key up in fetched keys (jose's own header and token types). */
 function lookUp(fetched: Fetched, header: Record<string, unknown>, token: unknown) {
   return fetched.local(header as Parameters<LocalKeys>[0], token as Parameters<LocalKeys>[1]);
 }
 
-/**
- * Creates the key source of a remote JWKS.
- *
- * @param url The JWKS URL.
- * @param remote jose's fetch options (timeout, and the durations it validates).
- * @param timing When to fetch and how long keys serve.
- * @returns The key source; it fetches nothing until asked.
- * @example
- * ```ts
- * const keys = createJwksKeys(new URL('https://id.example.com/jwks.json'), {}, {
- *   cooldownDuration: 30_000,
- *   cacheMaxAge: 600_000,
- *   maxStaleAge: 86_400_000,
- * });
- * await keys.reload();
- * keys.status(); // { ready: true, keys: 'fresh', ageMs: 0, lastFetch: { ok: true, ageMs: 0 } }
- * ```
- */
+/** The key source of a remote JWKS; it fetches nothing until asked. */
 export function createJwksKeys(
   url: URL,
   remote: RemoteJWKSetOptions,
@@ -99,14 +71,12 @@ export function createJwksKeys(
     return pending;
   };
 
-  /** A failed fetch holds the next one back for the cooldown. */
   const failedRecently = (now: number): boolean =>
     last !== undefined && !last.ok && now - last.at < cooldownDuration;
 
   const usable = (now: number): boolean =>
     keys !== undefined && now - keys.fetchedAt <= maxStaleAge;
 
-  /** Starts a fetch in the background when the keys are stale or missing and none is held back. */
   const refreshIfDue = (now: number): void => {
     if (pending !== undefined || failedRecently(now)) return;
     if (keys !== undefined && now - keys.fetchedAt < cacheMaxAge) return;
@@ -117,7 +87,6 @@ export function createJwksKeys(
   const resolve: KeyResolver = async (header, token) => {
     const now = Date.now();
     if (!usable(now)) {
-      // No keys to serve from: wait for a fetch, unless one failed within the cooldown.
       if (pending === undefined && failedRecently(now)) throw last?.error;
       await fetchKeys();
     } else {

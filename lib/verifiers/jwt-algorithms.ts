@@ -1,11 +1,4 @@
 /**
- * The JWS algorithms the JWT verifier knows, the default allowlist, and which need which kind of
- * key (RFC 7518, RFC 8037).
- *
- * @module
- */
-
-/**
  * The JWS algorithms `createJwtVerifier` knows (RFC 7518, RFC 8037): the asymmetric ones for a
  * JWKS or a public key, the HMAC ones (`HS*`) only with a symmetric secret. `none` is never one.
  */
@@ -26,18 +19,8 @@ export type JwtAlgorithm =
   | 'HS512';
 
 /**
- * The allowlist `createJwtVerifier` uses when `algorithms` is not given and the key source is a
- * JWKS or a public key: `RS256`, `PS256`, `ES256` and `EdDSA`, the contract's default. Frozen.
- *
- * @example
- * ```ts
- * const verifier = createJwtVerifier({
- *   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
- *   issuer: 'https://id.example.com/',
- *   audience: 'plant-store',
- *   algorithms: [...DEFAULT_JWT_ALGORITHMS, 'ES384'],
- * });
- * ```
+ * The contract's default allowlist for a JWKS or a public key, frozen: `RS256`, `PS256`, `ES256`
+ * and `EdDSA`.
  */
 export const DEFAULT_JWT_ALGORITHMS: readonly JwtAlgorithm[] = Object.freeze([
   'RS256',

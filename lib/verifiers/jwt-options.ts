@@ -1,10 +1,6 @@
 /**
- * The options of `createJwtVerifier` and their checks, all made at construction: a misuse
- * (no issuer, both key sources, a private key, HMAC with a JWKS, `none`) is a `TypeError` there,
- * never a verifier that lets the wrong tokens through. Past 300 lines, still one job: each option
- * documented beside the check that refuses its misuse.
- *
- * @module
+ * Past 300 lines, still one job: each option beside the check that makes its misuse a `TypeError`
+ * at construction, never a verifier that lets the wrong tokens through.
  */
 
 import { checkOptionNames } from '../guards/check-option-names.ts';
@@ -29,17 +25,13 @@ import {
 /** Options of `createJwtVerifier`. Give exactly one key source: `jwksUrl` or `key`. */
 export interface CreateJwtVerifierOptions {
   /**
-   * The URL of the JSON Web Key Set (http or https) whose keys sign the tokens. Fetched on first
-   * use, cached, and fetched again when a token names an unknown `kid` (at most once per
-   * `cooldownDuration`). Exclusive with `key`.
+   * The JSON Web Key Set URL (http or https), fetched on first use and again for an unknown `kid`.
    * @default undefined
    */
   readonly jwksUrl?: string | URL | undefined;
   /**
-   * The one key instead of a JWKS: a public key (`CryptoKey`, `KeyObject` or public JWK) for the
-   * asymmetric algorithms, or a symmetric secret (`Uint8Array`, secret `CryptoKey`/`KeyObject` or
-   * `oct` JWK, at least as long as the HMAC hash) for `HS256`/`HS384`/`HS512`. Exclusive with
-   * `jwksUrl`.
+   * The one key instead of a JWKS: a public key for the asymmetric algorithms, or a symmetric
+   * secret at least as long as the HMAC hash for `HS256`/`HS384`/`HS512`.
    * @default undefined
    */
   readonly key?: JoseCryptoKey | KeyObject | JWK | Uint8Array | undefined;
@@ -48,9 +40,7 @@ export interface CreateJwtVerifierOptions {
   /** The audience a token's `aud` (a string or an array of strings) must contain. Required. */
   readonly audience: string;
   /**
-   * The allowlist of `alg` header values. Never `none`; the HMAC algorithms (`HS256`, `HS384`,
-   * `HS512`) only, and all of them, with a symmetric `key`. Also known: `RS384`, `RS512`,
-   * `PS384`, `PS512`, `ES384`, `ES512`, `Ed25519`.
+   * The allowed `alg` values, never `none`: `HS*` with a symmetric `key` and only then.
    * @default DEFAULT_JWT_ALGORITHMS (`['RS256', 'PS256', 'ES256', 'EdDSA']`); `['HS256']` with a symmetric key
    */
   readonly algorithms?: readonly JwtAlgorithm[] | undefined;
@@ -60,43 +50,34 @@ export interface CreateJwtVerifierOptions {
    */
   readonly clockTolerance?: number | undefined;
   /**
-   * How long after a JWKS fetch an unknown `kid` may not trigger another one, and how long after
-   * a failed fetch no other is tried, in milliseconds. A rotated key works at the latest this
-   * long after the last fetch.
+   * The quiet time after a JWKS fetch, in milliseconds: no unknown `kid` or failure fetches sooner.
    * @default 30000
    */
   readonly cooldownDuration?: number | undefined;
   /**
-   * How old a fetched JWKS may grow before it is fetched again, in milliseconds; `Infinity` keeps
-   * it until an unknown `kid` asks for a refetch. The refetch runs in the background: tokens keep
-   * being checked with the keys in hand meanwhile.
+   * How old a JWKS grows before a background refetch, in milliseconds; `Infinity` refetches only
+   * for an unknown `kid`.
    * @default 600000
    */
   readonly cacheMaxAge?: number | undefined;
   /**
-   * How old the last good JWKS may grow while it cannot be fetched again, in milliseconds: through
-   * a key server's outage tokens keep being checked with those keys (retried at most once per
-   * `cooldownDuration`) until they are this old, counted from the fetch that brought them. Past
-   * it, and before any fetch succeeded, `verify` throws (the token could not be checked).
-   * Not less than `cacheMaxAge`.
+   * How old the last good JWKS may grow while it cannot be fetched again, in milliseconds, not
+   * less than `cacheMaxAge`; past it, and before any fetch succeeded, `verify` throws.
    * @default 86400000 (24 hours), or `cacheMaxAge` when that is longer
    */
   readonly maxStaleAge?: number | undefined;
   /**
-   * How long one JWKS fetch may take, in milliseconds (jose's `timeoutDuration`); past it the
-   * token could not be checked and `verify` throws.
+   * How long one JWKS fetch may take, in milliseconds; past it `verify` throws.
    * @default 5000
    */
   readonly timeoutDuration?: number | undefined;
   /**
-   * The largest JWKS response read, in bytes; a larger one is an error (the token could not be
-   * checked), so a key server that streams for ever cannot fill the memory.
+   * The largest JWKS response read, in bytes, so that a key server cannot fill the memory.
    * @default 1048576 (1 MiB)
    */
   readonly maxJwksBytes?: number | undefined;
 }
 
-/** The names of `CreateJwtVerifierOptions`. */
 const KNOWN_OPTIONS = [
   'jwksUrl',
   'key',
@@ -113,11 +94,8 @@ const KNOWN_OPTIONS = [
 
 /** How long keys are used and how often they may be fetched, in milliseconds. */
 export interface JwksTiming {
-  /** The quiet time after a fetch: no unknown `kid`, and no retry after a failure, fetches sooner. */
   readonly cooldownDuration: number;
-  /** The age past which keys are refetched in the background, still serving meanwhile. */
   readonly cacheMaxAge: number;
-  /** The age past which keys are no longer used: tokens cannot be checked until a fetch succeeds. */
   readonly maxStaleAge: number;
 }
 
@@ -126,9 +104,7 @@ export type FixedKey = JoseCryptoKey | KeyObject | JWK | Uint8Array;
 
 /** The options once checked: what `createJwtVerifier` builds its verifier from. */
 export interface CheckedJwtOptions {
-  /** What jose's `jwtVerify` checks on every token. */
   readonly verifyOptions: JWTVerifyOptions;
-  /** Where the keys come from: a JWKS (with jose's fetch options and the timing) or one fixed key. */
   readonly keys:
     | {
         readonly jwksUrl: URL;
@@ -143,13 +119,7 @@ const DEFAULT_CACHE_MAX_AGE = 600_000;
 const DEFAULT_MAX_STALE_AGE = 86_400_000;
 const DEFAULT_MAX_JWKS_BYTES = 1_048_576;
 
-/**
- * Checks `createJwtVerifier`'s options and resolves their defaults.
- *
- * @param options The options as the host gave them.
- * @returns What the verifier is built from.
- * @throws {TypeError} On any misuse; the message names the option.
- */
+/** Checks the options and resolves their defaults; a misuse throws a `TypeError` naming it. */
 export function checkJwtVerifierOptions(options: CreateJwtVerifierOptions): CheckedJwtOptions {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('createJwtVerifier needs an options object');
@@ -277,10 +247,7 @@ function duration(value: unknown, name: string): number | undefined {
   return value;
 }
 
-/**
- * Returns the secret's length in bytes for a symmetric key, `undefined` for a public key, and
- * throws for anything else (a private key above all: a verifier never needs one).
- */
+/** A secret's length in bytes, `undefined` for a public key; a private key throws: never needed. */
 function classifyKey(key: unknown): number | undefined {
   if (key instanceof Uint8Array) return key.byteLength;
   if (typeof key !== 'object' || key === null) {

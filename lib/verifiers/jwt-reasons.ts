@@ -1,10 +1,3 @@
-/**
- * Why the JWT verifier refused a token, told from jose's error: the `reason` of its
- * `{ valid: false, reason }` verdict.
- *
- * @module
- */
-
 import type { TokenRejectionReason, TokenVerdict } from '../types.ts';
 
 /** One frozen verdict per reason: a refusal builds no object. */
@@ -22,23 +15,12 @@ const REFUSALS = new Map<TokenRejectionReason, TokenVerdict<never>>(
   ).map((reason) => [reason, Object.freeze({ valid: false, reason })]),
 );
 
-/**
- * The verdict for a token jose refused, with the reason its error tells.
- *
- * @param error What jose threw for the token (already known to be a refusal, not a failure to
- *   check it).
- * @returns `{ valid: false, reason }`, frozen.
- */
+/** The verdict for a token jose refused (a refusal, not a failure to check it). */
 export function refusal(error: unknown): TokenVerdict<never> {
   return REFUSALS.get(reasonOf(error)) as TokenVerdict<never>;
 }
 
-/**
- * jose's error as a reason: an expired token, a claim check (`nbf`, `iss`, `aud`; a missing
- * required claim is malformed), a signature that does not match, a key the verifier does not
- * have or may not use for the token's algorithm (jose's `TypeError` for a key of another type),
- * and anything else jose cannot read.
- */
+// A missing required claim is `malformed`; a `TypeError` is jose's for a key of another type.
 function reasonOf(error: unknown): TokenRejectionReason {
   switch (codeOf(error)) {
     case 'ERR_JWT_EXPIRED':

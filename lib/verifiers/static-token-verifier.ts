@@ -2,26 +2,11 @@ import { B64TOKEN } from '../operation/bearer-token.ts';
 import type { TokenVerdict, TokenVerifier } from '../types.ts';
 
 /**
- * Creates a `TokenVerifier` that accepts a fixed list of bearer tokens.
+ * Creates a synchronous `TokenVerifier` that accepts a fixed list of bearer tokens, in time that
+ * depends only on the lengths, never on how much of a secret matched; it refuses `unknown_token`.
  *
- * Every presented token is compared with every accepted one, each of the same length code unit
- * by code unit without an early exit, so the time taken depends only on the lengths and the
- * number of accepted tokens, never on how much of a secret it matched.
- *
- * A misuse fails here rather than at the first request: one string in place of a list (a
- * string is iterable, and each of its characters would become a token), an empty list, and a
- * token that is not an RFC 6750 `b64token`, which no client could ever present.
- *
- * @param tokens The accepted tokens: at least one, each a `b64token`.
- * @returns A synchronous verifier; it hands back no principal, and refuses with the reason
- *   `unknown_token`.
- * @throws {TypeError} When `tokens` is a string or not a list, is empty, or holds a token that is
- *   not a non-empty `b64token` (letters, digits, `-._~+/`, then optional `=`).
- * @example
- * ```ts
- * const verifier = createStaticTokenVerifier(['s3cr3t-token']);
- * verifier.verify('s3cr3t-token', { signal: AbortSignal.timeout(1000) }); // { valid: true }
- * ```
+ * @throws {TypeError} When `tokens` is one string or no list, is empty, or holds a token that is
+ *   not an RFC 6750 `b64token`, which no client could present.
  */
 export function createStaticTokenVerifier(
   tokens: readonly string[] | ReadonlySet<string>,
@@ -56,11 +41,7 @@ export function createStaticTokenVerifier(
   };
 }
 
-/**
- * Whether a token is a secret, in time that depends on the lengths only: as in Go's
- * `subtle.ConstantTimeCompare`, another length answers at once (a length is no secret), and the
- * same length compares every code unit without an early exit.
- */
+// A length is no secret: another length answers at once (as Go's `subtle.ConstantTimeCompare`).
 function equalsInConstantTime(presented: string, secret: readonly number[]): boolean {
   if (presented.length !== secret.length) return false;
   let difference = 0;
