@@ -1,21 +1,4 @@
-/**
- * Waiting that stops when a signal fires: for a `fetch`, a token function or a body stream that
- * does not watch the signal itself, and for the pause between attempts.
- *
- * @module
- */
-
-/**
- * Settles as `value` does, or rejects with the signal's reason as soon as it fires.
- *
- * @param value What is waited for.
- * @param signal Stops the wait.
- * @returns The value.
- * @example
- * ```ts
- * const response = await abortable(fetch(request), signal);
- * ```
- */
+/** Settles as `value` does, or rejects with the signal's reason as soon as it fires. */
 export function abortable<T>(value: T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const stop = () => reject(signal.reason);
@@ -27,16 +10,7 @@ export function abortable<T>(value: T | PromiseLike<T>, signal: AbortSignal): Pr
   });
 }
 
-/**
- * Resolves after `ms` milliseconds, or rejects with the signal's reason when it fires first.
- *
- * @param ms How long to wait.
- * @param signal Stops the wait.
- * @example
- * ```ts
- * await sleep(250, signal);
- * ```
- */
+/** Resolves after `ms` milliseconds, or rejects with the signal's reason when it fires first. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const waited = new Promise<void>((resolve) => {

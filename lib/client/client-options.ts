@@ -1,10 +1,3 @@
-/**
- * What `createPlantClient` accepts, checked at once: an unknown option name or an option that
- * cannot work is a `TypeError` naming the fix, before anything is sent.
- *
- * @module
- */
-
 import type { CreatePlantClientOptions } from './types.ts';
 
 /** RFC 6750's `b64token`: anything else would be refused as malformed, or break the header. */
@@ -12,35 +5,17 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** The longest `setTimeout` delay; a larger one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A client's options, checked, with their defaults filled in. */
 export interface ClientSettings {
-  /** The URL of `POST /plants`. */
   readonly url: string;
-  /** The bearer token, or the function that hands one over. */
   readonly token: string | (() => string | Promise<string>);
-  /** What sends each request. */
   readonly fetch: (request: Request) => Promise<Response>;
-  /** The most requests one create sends. */
   readonly attempts: number;
-  /** The first wait between attempts, in milliseconds. */
   readonly baseDelayMs: number;
-  /** The longest wait between attempts, in milliseconds. */
   readonly maxDelayMs: number;
-  /** The deadline of one create, in milliseconds. */
   readonly timeoutMs: number;
 }
 
-/**
- * Checks `createPlantClient`'s options and fills in the defaults.
- *
- * @param options What the caller passed.
- * @returns The settings.
- * @throws {TypeError} For an unknown option name or an option that cannot work.
- * @example
- * ```ts
- * const { url } = clientSettings({ baseUrl: 'https://x.example/api', token: 's3cr3t' });
- * ```
- */
+/** Checks the options and fills in the defaults; a misuse throws a `TypeError` naming the fix. */
 export function clientSettings(options: CreatePlantClientOptions): ClientSettings {
   checkNames('createPlantClient', options, ['baseUrl', 'token', 'fetch', 'retry', 'timeoutMs']);
   const { token, fetch } = options;
@@ -63,10 +38,7 @@ export function clientSettings(options: CreatePlantClientOptions): ClientSetting
   };
 }
 
-/**
- * The URL of `POST /plants` under `baseUrl`. The message never echoes `baseUrl`, which may hold
- * a password.
- */
+/** The URL of `POST /plants`; the message never echoes `baseUrl`, which may hold a password. */
 function plantsUrl(baseUrl: unknown): string {
   let url: URL | undefined;
   try {
@@ -88,7 +60,6 @@ function plantsUrl(baseUrl: unknown): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}/plants`;
 }
 
-/** A time or a count: a whole number from `min` up to the longest timer. */
 function whole(name: string, value: number, min: number): number {
   if (Number.isInteger(value) && value >= min && value <= MAX_TIMER_MS) return value;
   throw new TypeError(
@@ -96,18 +67,6 @@ function whole(name: string, value: number, min: number): number {
   );
 }
 
-/**
- * Checks a bearer token.
- *
- * @param value The token.
- * @param what Where it came from, for the message.
- * @returns The token.
- * @throws {TypeError} When it is not an RFC 6750 `b64token`.
- * @example
- * ```ts
- * checkToken(await token(), 'createPlant: what token() returned');
- * ```
- */
 export function checkToken(value: unknown, what: string): string {
   if (typeof value === 'string' && B64TOKEN.test(value)) return value;
   throw new TypeError(
@@ -115,18 +74,6 @@ export function checkToken(value: unknown, what: string): string {
   );
 }
 
-/**
- * Refuses an options object that is not one, or has a name not in `known`.
- *
- * @param caller Who was called, for the message.
- * @param options The options.
- * @param known The names it takes.
- * @throws {TypeError} Naming the unknown option and the known ones.
- * @example
- * ```ts
- * checkNames('createPlant', { signl: signal }, ['signal']); // throws
- * ```
- */
 export function checkNames(caller: string, options: object, known: readonly string[]): void {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`${caller}: options must be an object, not ${kind(options)}`);

@@ -1,10 +1,3 @@
-/**
- * `createPlantClient`: `POST /plants` with the id exact on the wire, typed errors, and retries
- * of what the contract's idempotent replay makes safe.
- *
- * @module
- */
-
 import type { NewPlant, Plant, PlantIdInput } from '../types.ts';
 import { abortable, sleep } from './abortable.ts';
 import { checkNames, checkToken, clientSettings, kind } from './client-options.ts';
@@ -18,22 +11,13 @@ const RETRIED_STATUSES = new Set<number | undefined>([429, 502, 503, 504]);
 const encoder = new TextEncoder();
 
 /**
- * Makes a client of the Plant Store API. Its `createPlant` sends the id exactly, whether a
- * `bigint`, a safe-integer `number` or a decimal string, and resolves to the stored Plant.
+ * Makes a client of the Plant Store API. `createPlant` sends the id exactly and retries only what
+ * a replay makes safe, so a create whose answer was lost is never stored twice; it rejects with a
+ * `PlantClientError` whose `code` says why.
  *
- * A failed connection and `429`, `502`, `503` and `504` are retried (see `RetryOptions`): the
- * same plant again is a replay, so a create whose answer was lost is never stored twice. Any
- * other answer is final: `409` (another plant has the id) and every other `4xx` reject at once.
- * It rejects with a `PlantClientError` whose `code` says why; an abort rejects with the signal's
- * reason.
- *
- * @param options Where the API is, the token, and optionally `fetch`, `retry`, `timeoutMs`.
- * @returns The client.
  * @throws {TypeError} At once, for an unknown option name or an option that cannot work.
  * @example
  * ```ts
- * import { createPlantClient } from 'plant-store/client';
- *
  * const client = createPlantClient({ baseUrl: 'http://127.0.0.1:3000', token: 's3cr3t' });
  * const plant = await client.createPlant({ id: 9223372036854775807n, name: 'Monstera' });
  * ```
@@ -84,7 +68,6 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
     return asked > maxDelayMs ? undefined : Math.max(asked, jittered);
   }
 
-  /** One attempt: one request, its answer read. */
   async function send(body: Uint8Array<ArrayBuffer>, signal: AbortSignal): Promise<Plant> {
     signal.throwIfAborted();
     const bearer =

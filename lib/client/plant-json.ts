@@ -1,27 +1,10 @@
-/**
- * A NewPlant as JSON text, the id written by hand: `JSON.stringify` cannot write a `bigint`, and
- * a `number` past 2^53 has already lost digits, so the id's digits are checked and copied.
- *
- * @module
- */
-
 import type { NewPlant, PlantIdInput } from '../types.ts';
 import { kind } from './client-options.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/**
- * The JSON text of a plant: `id` exactly as given, `name`, and `tag` when present; nothing else.
- *
- * @param plant The plant, its id a `bigint`, a safe-integer `number` or a decimal string.
- * @returns The request body.
- * @throws {TypeError} When the id is not exactly an int64, or a field is not a string.
- * @example
- * ```ts
- * plantJson({ id: 2n ** 63n - 1n, name: 'Fern' }); // '{"id":9223372036854775807,"name":"Fern"}'
- * ```
- */
+/** A plant's JSON text, its id written by hand: `JSON.stringify` cannot write a `bigint`. */
 export function plantJson({ id, name, tag }: NewPlant<PlantIdInput>): string {
   if (typeof name !== 'string') {
     throw new TypeError(`createPlant: name must be a string, not ${kind(name)}`);

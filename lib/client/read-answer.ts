@@ -1,10 +1,3 @@
-/**
- * One answer to `POST /plants`, read as the contract says it may be: a Plant on success, the
- * Error body otherwise, anything else an `ERR_UNEXPECTED_RESPONSE`. The body is read up to a cap.
- *
- * @module
- */
-
 import type { Plant } from '../types.ts';
 import { abortable } from './abortable.ts';
 import { PlantClientError } from './plant-client-error.ts';
@@ -13,20 +6,7 @@ import { PlantClientError } from './plant-client-error.ts';
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Reads an answer: the Plant of a `2xx`, or throws the error it stands for.
- *
- * @param response The answer.
- * @param sentBytes The request body's size, which the Plant echoes.
- * @param signal Stops the read.
- * @returns The Plant, with only its declared fields.
- * @throws {PlantClientError} `ERR_STATUS` for an error status with the Error body,
- *   `ERR_UNEXPECTED_RESPONSE` for any answer the contract does not allow.
- * @example
- * ```ts
- * const plant = await readAnswer(response, body.length, signal);
- * ```
- */
+/** The Plant of a `2xx`, its declared fields only; any other answer throws a `PlantClientError`. */
 export async function readAnswer(
   response: Response,
   sentBytes: number,
@@ -90,17 +70,7 @@ async function readCapped(
   }
 }
 
-/**
- * `Retry-After` (RFC 9110 section 10.2.3) in seconds: a delay as sent, an HTTP date as the
- * seconds from now to it (`0` when past); `undefined` when absent or unreadable.
- *
- * @param value The header's value.
- * @returns Whole seconds, or `undefined`.
- * @example
- * ```ts
- * retryAfterSeconds('120'); // 120
- * ```
- */
+/** `Retry-After` (RFC 9110) in seconds, a date counted from now; `undefined` when absent or bad. */
 function retryAfterSeconds(value: string | null): number | undefined {
   if (value === null) return undefined;
   if (/^\d+$/.test(value)) return Number(value);

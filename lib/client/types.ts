@@ -1,10 +1,3 @@
-/**
- * The options and the shape of a plant client (`plant-store/client`). The plants and the Error
- * body are the package's own types, from `../types.ts`.
- *
- * @module
- */
-
 import type { NewPlant, Plant, PlantIdInput } from '../types.ts';
 
 /** Options of `createPlantClient`. */
@@ -14,10 +7,7 @@ export interface CreatePlantClientOptions {
    * calls `https://x.example/api/plants`); no credentials, query or fragment.
    */
   readonly baseUrl: string | URL;
-  /**
-   * The bearer token, or a function (sync or async) that hands one over; it is called before
-   * every attempt, so a token that refreshes is read fresh on a retry.
-   */
+  /** The bearer token, or a function (sync or async) handing one over before every attempt. */
   readonly token: string | (() => string | Promise<string>);
   /**
    * The `fetch` that sends each request; pass a store's `fetch` to call it in-process.
@@ -37,43 +27,26 @@ export interface CreatePlantClientOptions {
 }
 
 /**
- * How a create is retried. Only what a replay makes safe is retried: a failed connection and
- * `429`, `502`, `503`, `504`. A wait doubles from `baseDelayMs` up to `maxDelayMs`, with jitter
- * (between half and all of it); a `Retry-After` is waited at least, and one longer than
- * `maxDelayMs` or past the deadline ends the retries with that answer.
+ * How a failed connection and `429`, `502`, `503`, `504` are retried: the wait doubles, jittered;
+ * a `Retry-After` is waited at least, and one past `maxDelayMs` ends the retries.
  */
 export interface RetryOptions {
-  /**
-   * The most requests one create sends, the first included.
-   * @default 5
-   */
+  /** The most requests one create sends, the first included; 5 by default. */
   readonly attempts?: number | undefined;
-  /**
-   * The first wait, in milliseconds.
-   * @default 250
-   */
+  /** The first wait, in milliseconds; 250 by default. */
   readonly baseDelayMs?: number | undefined;
-  /**
-   * The longest wait, in milliseconds, `Retry-After` included.
-   * @default 10000
-   */
+  /** The longest wait, in milliseconds, `Retry-After` included; 10000 by default. */
   readonly maxDelayMs?: number | undefined;
 }
 
 /** Options of one `createPlant` call. */
 export interface CreatePlantOptions {
-  /**
-   * Stops the create, retries included: it rejects with the signal's reason at once.
-   * @default undefined
-   */
+  /** Stops the create, retries included: it rejects with the signal's reason at once. */
   readonly signal?: AbortSignal | undefined;
 }
 
 /** A client of the Plant Store API. */
 export interface PlantClient {
-  /**
-   * `POST /plants`: stores the plant, or finds it stored already (a replay), and resolves to
-   * the Plant the server answered.
-   */
+  /** `POST /plants`: stores the plant, or finds it stored (a replay); resolves to the Plant. */
   createPlant(plant: NewPlant<PlantIdInput>, options?: CreatePlantOptions): Promise<Plant>;
 }
