@@ -1,33 +1,13 @@
-/**
- * Values as a failure message shows them, and the one comparison the checks need: what a
- * repository, a verifier or a server answered, with bigints, `undefined` and `null` told apart;
- * and the one escaping of what a terminal would act on, which every message goes through.
- *
- * @module
- */
-
 // C0, DEL, C1, the line separators and the bidi controls: a terminal or a viewer acts on them.
 // oxlint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
-/**
- * Text with every control character and bidi control written as a `\uXXXX` escape, so that
- * text a server or a collaborator chose prints as it is instead of acting on the terminal.
- *
- * @param text Any text.
- * @returns The text, safe to print on one line.
- */
+/** Text with those characters as `\uXXXX` escapes: what a server chose prints, never acts. */
 export function printable(text: string): string {
   return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/**
- * A value as a message shows it: JSON, except that a bigint is written as `123n` and an
- * `undefined` property as `undefined`, so that an absent tag and a `null` one read differently.
- *
- * @param value Any value.
- * @returns The text.
- */
+/** JSON, but a bigint as `123n` and `undefined` as such: an absent tag and a `null` one differ. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'bigint') return `${value}n`;
   if (value === undefined) return 'undefined';
@@ -44,14 +24,7 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
-/**
- * Whether two JSON-like values are equal: same primitives (bigints included), same arrays, and
- * objects with the same own keys holding equal values (a key holding `undefined` counts).
- *
- * @param a One value.
- * @param b The other.
- * @returns Whether they are equal.
- */
+/** Deep equality of JSON-like values, bigints included; a key holding `undefined` counts. */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;

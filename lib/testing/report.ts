@@ -1,10 +1,3 @@
-/**
- * What every conformance run hands back, and how a list of checks becomes one: each check runs
- * once, in order, against its own deadline, and lands in `passed`, `failed` or `skipped`.
- *
- * @module
- */
-
 import { printable } from './describe-value.ts';
 
 /** What a conformance run found: the checks that held, and the ones that broke a rule. */
@@ -21,37 +14,20 @@ export interface ConformanceReport {
 export interface ConformanceCheck {
   /** `<rule>: <what it checks>`, as a test runner shows it. */
   readonly name: string;
-  /**
-   * Runs the check; rejects with a `ConformanceError` naming the rule when it is broken. The
-   * signal fires when the check ends or its deadline passes: whatever it started stops then.
-   */
+  /** The signal fires when the check ends or its deadline passes: what it started stops then. */
   readonly run: (signal: AbortSignal) => Promise<void>;
   /** Why the check is not run, when it is not. */
   readonly skip?: string | undefined;
 }
 
 /**
- * A rule the code under test broke. The message begins with the rule's name (`replay: …`,
- * `2. authentication: …`), so a runner's output says which rule without a stack trace. Control
- * characters and bidi controls in the detail are written as `\uXXXX` escapes, so that a message
- * quoting a server's answer is safe to print.
- *
- * @example
- * ```ts
- * import { ConformanceError } from 'plant-store/testing';
- * const error = new ConformanceError('replay', 'the stored plant changed');
- * console.log(error.rule, error.message); // replay replay: the stored plant changed
- * ```
+ * A rule the code under test broke. The message begins with the rule (`replay: …`), and control
+ * and bidi characters in the detail are escaped, so a message quoting a server is safe to print.
  */
 export class ConformanceError extends Error {
   /** The rule that was broken, as the check's name begins. */
   readonly rule: string;
 
-  /**
-   * @param rule The rule that was broken.
-   * @param detail What happened, for a person.
-   * @param options The error's `cause`, when another error led to this one.
-   */
   constructor(rule: string, detail: string, options?: { cause?: unknown }) {
     super(`${rule}: ${printable(detail)}`, options);
     this.name = 'ConformanceError';
@@ -69,16 +45,7 @@ export interface CheckResult {
   readonly skipped?: string;
 }
 
-/**
- * Runs `checks` one after another and collects the report. A check that throws anything but a
- * `ConformanceError` (a bug in the code under test that threw, say) is reported under its
- * check's rule with the thrown error as the cause; one that outlives `timeoutMs` fails.
- *
- * @param checks The checks, in the order they must run.
- * @param timeoutMs The longest one check may take.
- * @param onResult Told of each result as it comes, for output that streams.
- * @returns The report.
- */
+/** Runs `checks` in order; a throw that is no `ConformanceError` fails under the check's rule. */
 export async function runChecks(
   checks: readonly ConformanceCheck[],
   timeoutMs: number,
@@ -99,14 +66,7 @@ export async function runChecks(
   return report;
 }
 
-/**
- * Runs one check against its deadline, and stops what it started (its requests) when it ends
- * or the deadline passes.
- *
- * @param check The check.
- * @param timeoutMs The longest it may take.
- * @returns The error that failed it, or `undefined` when it passed.
- */
+/** The error that failed the check, or `undefined`; what it started stops when it ends. */
 export async function runCheck(
   check: ConformanceCheck,
   timeoutMs: number,
@@ -144,13 +104,6 @@ export function ruleOf(name: string): string {
   return colon === -1 ? name : name.slice(0, colon);
 }
 
-/**
- * Registers each check as one test of a runner, failing it with the check's error.
- *
- * @param test The runner's `test` or `it`.
- * @param checks The checks.
- * @param timeoutMs The longest one check may take.
- */
 export function registerChecks(
   test: RunnerTest,
   checks: readonly ConformanceCheck[],
@@ -165,20 +118,9 @@ export function registerChecks(
   }
 }
 
-/**
- * A test runner's way to register a test: `test` from `node:test` or `bun:test`, `it` or `test`
- * from Vitest or Jest, `Deno.test`. Only the `(name, fn)` form is used.
- */
+/** A runner's `(name, fn)` form: `test` of `node:test` or `bun:test`, `it`, or `Deno.test`. */
 export type RunnerTest = (name: string, fn: () => Promise<void>) => unknown;
 
-/**
- * Throws a `TypeError` unless `value` is absent or a positive safe integer, at least `min`.
- *
- * @param caller The function that took the option, as the message names it.
- * @param name The option.
- * @param value Its value.
- * @param min The smallest value allowed.
- */
 export function checkCount(caller: string, name: string, value: unknown, min = 1): void {
   if (value === undefined) return;
   if (!Number.isSafeInteger(value) || (value as number) < min) {

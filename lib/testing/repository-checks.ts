@@ -1,11 +1,4 @@
-/**
- * The repository checks, one per rule of `PlantRepository.create`: the outcomes (created,
- * replay, conflict, an absent tag against an empty one), exact text, exact int64 ids, races in
- * one instance and across two, and the context (principal, signal). Every answer is also held
- * to the outcome's shape.
- *
- * @module
- */
+// One check per rule of `PlantRepository.create`; every answer is also held to the outcome's shape.
 
 import type { NewPlant, PlantRepository } from '../types.ts';
 import { describeValue } from './describe-value.ts';
@@ -23,13 +16,7 @@ import {
 } from './repository-fixture.ts';
 import { CONFLICTS, ID_RUNS, TEXTS } from './repository-samples.ts';
 
-/**
- * The checks for one repository factory, in the order they run.
- *
- * @param make Builds a fresh, empty repository for each check.
- * @param options What the repository is held to.
- * @returns The checks.
- */
+/** The checks for one repository factory, in the order they run. */
 export function repositoryChecks<Principal>(
   make: MakeRepository<Principal>,
   options: RepositoryConformanceOptions<Principal>,

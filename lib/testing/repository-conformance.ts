@@ -1,10 +1,3 @@
-/**
- * `runRepositoryConformance` and `registerRepositoryConformance`: the repository checks run as
- * one report, or registered one test each in the host's test runner.
- *
- * @module
- */
-
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import {
   type ConformanceReport,
@@ -23,30 +16,11 @@ import {
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
- * Holds a `PlantRepository` to the contract and reports what held. Each check gets a fresh,
- * empty repository from `makeRepository` (and runs its cleanup after): the outcomes (created,
- * identical replay, conflict; no tag, an empty tag, a tag), exact text, exact int64 ids at both
- * ends and past 2^53, exactly one winner among concurrent creates (across two instances too,
- * with `makeSecondInstance`), the principal and signal of the context, and the shape of every
- * answer. A create whose signal has already fired may answer as usual or reject, as the
- * contract allows, but what it answers must be true (`rejectsWithSignalReason: true` demands a
- * rejection with the signal's reason). Each failure's message begins with the rule it broke.
- * Any test runner, or none.
+ * Holds a `PlantRepository` to the contract, each check on a fresh one from `makeRepository`, and
+ * reports what held; each failure's message begins with the rule it broke.
  *
- * @param makeRepository Builds a fresh, empty repository: the repository, or
- *   `{ repository, cleanup }`.
- * @param options What the repository is held to.
- * @returns The report: the names of the checks that passed, and the failures with their errors.
- * @throws {TypeError} When `makeRepository` is not a function, or an option is unknown or out
- *   of range.
- * @example
- * ```ts
- * import { createMemoryRepository } from 'plant-store';
- * import { runRepositoryConformance } from 'plant-store/testing';
- *
- * const report = await runRepositoryConformance(() => createMemoryRepository());
- * for (const { error } of report.failed) console.error(error.message);
- * ```
+ * @throws {TypeError} When `makeRepository` is not a function, or an option is unknown or out of
+ *   range.
  */
 export async function runRepositoryConformance<Principal = unknown>(
   makeRepository: MakeRepository<Principal>,
@@ -60,23 +34,10 @@ export async function runRepositoryConformance<Principal = unknown>(
 }
 
 /**
- * Registers each repository check of `runRepositoryConformance` as one test of the host's
- * runner, so that the runner lists and reports them: pass `test` from `node:test` or `bun:test`,
- * `it` from Vitest or Jest, or `Deno.test`. Call it where tests are declared (at the top level
- * of a test file, or inside `describe`).
+ * Registers each check of `runRepositoryConformance` as one test of the host's runner; call it
+ * where tests are declared.
  *
- * @param test The runner's `(name, fn)` registration function.
- * @param makeRepository Builds a fresh, empty repository for each test.
- * @param options What the repository is held to.
  * @throws {TypeError} When `test` or `makeRepository` is not a function or an option is unknown.
- * @example
- * ```ts
- * import { test } from 'node:test';
- * import { createMemoryRepository } from 'plant-store';
- * import { registerRepositoryConformance } from 'plant-store/testing';
- *
- * registerRepositoryConformance(test, () => createMemoryRepository());
- * ```
  */
 export function registerRepositoryConformance<Principal = unknown>(
   test: RunnerTest,
@@ -90,7 +51,6 @@ export function registerRepositoryConformance<Principal = unknown>(
   registerChecks(test, repositoryChecks(make, options), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 }
 
-/** The factory, once the arguments are checked. */
 function checkedFactory<Principal>(
   caller: string,
   makeRepository: MakeRepository<Principal>,

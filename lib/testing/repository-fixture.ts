@@ -1,10 +1,3 @@
-/**
- * How the repository checks get a fresh repository for each check, and how they call it: every
- * answer is held to the `CreatePlantOutcome` shape, whichever check made the call.
- *
- * @module
- */
-
 import { isOutcome, malformedAnswer } from '../operation/collaborator-answers.ts';
 import type { CreatePlantOutcome, NewPlant, Plant, PlantRepository } from '../types.ts';
 import { describeValue } from './describe-value.ts';
@@ -18,10 +11,7 @@ export interface RepositoryFixture<Principal = unknown> {
   readonly cleanup?: (() => void | Promise<void>) | undefined;
 }
 
-/**
- * Builds a fresh, empty repository for each check: the repository itself, or a fixture with a
- * cleanup (dropping a table, closing a pool).
- */
+/** Builds a fresh, empty repository for each check: itself, or a fixture with a cleanup. */
 export type MakeRepository<Principal = unknown> = () =>
   | PlantRepository<Principal>
   | RepositoryFixture<Principal>
@@ -30,18 +20,12 @@ export type MakeRepository<Principal = unknown> = () =>
 /** Options of `runRepositoryConformance` and `registerRepositoryConformance`. */
 export interface RepositoryConformanceOptions<Principal = unknown> {
   /**
-   * Whether to hold the repository to a stricter rule than the contract's for a signal that has
-   * already fired: reject with `signal.reason` and store nothing. By default it may also answer
-   * as usual, as the contract allows (a create that is one synchronous step never reads its
-   * signal), as long as what it answers is true.
+   * Demands that a create whose signal already fired rejects with `signal.reason`, storing nothing;
+   * by default it may also answer as usual, as the contract allows, if the answer is true.
    * @default false
    */
   readonly rejectsWithSignalReason?: boolean | undefined;
-  /**
-   * A second instance over the same backing store as `first`, as another process would open it
-   * (another pool on the same table). When given, creates race across the two instances too.
-   * @default undefined
-   */
+  /** A second instance over `first`'s store (another pool on its table); creates race on both. */
   readonly makeSecondInstance?:
     | ((
         first: PlantRepository<Principal>,
@@ -59,7 +43,6 @@ export interface RepositoryConformanceOptions<Principal = unknown> {
   readonly timeoutMs?: number | undefined;
 }
 
-/** The option names, for `checkOptionNames`. */
 export const REPOSITORY_OPTION_NAMES = [
   'rejectsWithSignalReason',
   'makeSecondInstance',
@@ -70,12 +53,6 @@ export const REPOSITORY_OPTION_NAMES = [
 /** The rule every answer of `create` is held to. */
 export const OUTCOME_SHAPE = 'outcome shape';
 
-/**
- * Runs `body` with a fresh repository and always cleans up.
- *
- * @param make The factory.
- * @param body What to do with the repository.
- */
 export async function withRepository<Principal>(
   make: MakeRepository<Principal>,
   body: (repository: PlantRepository<Principal>) => Promise<void>,
@@ -92,14 +69,7 @@ export async function withRepository<Principal>(
   }
 }
 
-/**
- * One `create` with a live signal (and a principal when given), its answer checked for shape.
- *
- * @param repository The repository under test.
- * @param plant The plant to create.
- * @param principal The principal to pass in the context.
- * @returns The outcome.
- */
+/** One `create` with a live signal (and a principal when given), its answer checked for shape. */
 export async function create<Principal>(
   repository: PlantRepository<Principal>,
   plant: NewPlant,
@@ -111,13 +81,6 @@ export async function create<Principal>(
   );
 }
 
-/**
- * Hands back `answer` when it is a `CreatePlantOutcome`; otherwise fails the `outcome shape`
- * rule, saying what the shape must be and what came instead.
- *
- * @param answer What `create` resolved to.
- * @returns The outcome.
- */
 export function checkedOutcome(answer: unknown): CreatePlantOutcome {
   if (isOutcome(answer)) return answer;
   throw new ConformanceError(
@@ -131,22 +94,12 @@ export function toPlant(plant: NewPlant): Plant {
   return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
 }
 
-/**
- * Whether a stored plant is `expected`: the same name, and the same tag, where no tag may come
- * back absent, `undefined` or `null` (as SQL stores it) but an empty tag only as `''`.
- */
+/** A missing tag may come back absent, `undefined` or `null` (as SQL has it); `''` only as `''`. */
 export function samePlant(actual: Plant, expected: Plant): boolean {
   const tag = actual.tag ?? undefined;
   return actual.name === expected.name && tag === (expected.tag ?? undefined);
 }
 
-/**
- * Fails `rule` unless `outcome` is `{ created: true }`.
- *
- * @param rule The rule the check holds.
- * @param outcome The outcome.
- * @param what The create, as the message names it.
- */
 export function expectCreated(rule: string, outcome: CreatePlantOutcome, what: string): void {
   if (outcome.created) return;
   throw new ConformanceError(
@@ -155,14 +108,6 @@ export function expectCreated(rule: string, outcome: CreatePlantOutcome, what: s
   );
 }
 
-/**
- * Fails `rule` unless `outcome` reports the id taken by `expected`.
- *
- * @param rule The rule the check holds.
- * @param outcome The outcome.
- * @param expected The plant that must be stored under the id.
- * @param what The create, as the message names it.
- */
 export function expectExisting(
   rule: string,
   outcome: CreatePlantOutcome,

@@ -1,10 +1,3 @@
-/**
- * The data the repository checks write: neighbouring ids a lossy store confuses, text a store
- * must keep exactly, and pairs of plants under one id that must conflict.
- *
- * @module
- */
-
 import type { NewPlant } from '../types.ts';
 
 const INT64_MIN = -9223372036854775808n;

@@ -1,19 +1,7 @@
-/**
- * How the server checks talk to a server: one `fetch` per request on a connection of its own,
- * the answer read up to a cap, everything stopped with the check; and the assertions every
- * check shares (a status, the contract's Error body, a header).
- *
- * @module
- */
-
 import { describeValue } from './describe-value.ts';
 import { ConformanceError, type ConformanceCheck, ruleOf } from './report.ts';
 
-/**
- * The most of an answer's body a check reads, in bytes (1 MiB): the largest answer a Plant Store
- * server gives, its OpenAPI document, is a few KiB. A server must not get to fill the memory of
- * the process that checks it.
- */
+/** A server must not get to fill the memory of the process that checks it. */
 export const MAX_ANSWER_BYTES = 1_048_576;
 
 /** What one request of a server check sends. */
@@ -22,10 +10,7 @@ export interface Send {
   readonly method?: string;
   /** The path and query. @default '/plants' */
   readonly path?: string;
-  /**
-   * The Authorization header: the valid token's header when absent, none when `null`.
-   * @default `Bearer ${token}`
-   */
+  /** The Authorization header: the valid token's when absent, none when `null`. */
   readonly authorization?: string | null;
   /** The Content-Type header; none when `null`. @default 'application/json' */
   readonly contentType?: string | null;
@@ -35,11 +20,8 @@ export interface Send {
 
 /** A server's answer, its body read whole (up to `MAX_ANSWER_BYTES`). */
 export interface Answer {
-  /** The status. */
   readonly status: number;
-  /** The headers. */
   readonly headers: Headers;
-  /** The body, as text. */
   readonly text: string;
   /** The request, as a failure message names it. */
   readonly request: string;
@@ -47,17 +29,14 @@ export interface Answer {
 
 /** Where the checks send requests, with which token. */
 export interface Server {
-  /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
   /** The base URL's path, without a trailing slash (`''` at the root), for messages. */
   readonly basePath: string;
-  /** The token the server accepts. */
   readonly token: string;
 }
 
 /** The server as one check talks to it: the rule its failures name, and its signal. */
 export interface Target extends Server {
-  /** The rule of the check, for the failures `send` finds itself. */
   readonly rule: string;
   /** Fires when the check ends or its deadline passes; it aborts the check's requests. */
   readonly signal: AbortSignal;
@@ -65,16 +44,7 @@ export interface Target extends Server {
 
 const encoder = new TextEncoder();
 
-/**
- * A server check: `run` gets the server as the check talks to it, with the check's rule and the
- * signal that stops its requests.
- *
- * @param server Where the checks send requests.
- * @param name The check's name, its rule first.
- * @param run The check.
- * @param skip Why the check is not run, when it is not.
- * @returns The check.
- */
+/** A server check: `run` gets the server with the check's rule and the signal of its requests. */
 export function serverCheck(
   server: Server,
   name: string,
@@ -85,14 +55,8 @@ export function serverCheck(
 }
 
 /**
- * Sends one request and reads the whole answer, up to `MAX_ANSWER_BYTES`. The request says
- * `Connection: close`, so that no connection outlives the check (or carries what one answer
- * left behind into the next); it is aborted with the check.
- *
- * @param server Where, with which token, for which check.
- * @param what What to send.
- * @returns The answer.
- * @throws {ConformanceError} When no answer came, it broke off, or it is larger than the cap.
+ * Sends one request and reads the whole answer. `Connection: close`, so that no connection
+ * outlives the check or carries what one answer left behind into the next.
  */
 export async function send(server: Target, what: Send = {}): Promise<Answer> {
   const method = what.method ?? 'POST';
@@ -132,10 +96,6 @@ export async function send(server: Target, what: Send = {}): Promise<Answer> {
   return { status: response.status, headers: response.headers, text, request };
 }
 
-/**
- * The body of `response` as text, read up to `MAX_ANSWER_BYTES`; past it, the body is
- * cancelled and the check fails.
- */
 async function readText(server: Target, response: Response, request: string): Promise<string> {
   const tooLarge = (size: string) =>
     new ConformanceError(
@@ -169,10 +129,7 @@ async function readText(server: Target, response: Response, request: string): Pr
   }
 }
 
-/**
- * The failure of a request that got no (whole) answer; at the check's end or deadline, the
- * signal's reason as it is, since the check has already been decided.
- */
+/** Once the check has ended or its deadline passed, it is decided: the signal's reason as it is. */
 function failure(server: Target, error: unknown, what: string): unknown {
   if (server.signal.aborted) return server.signal.reason;
   const cause = (error as { cause?: { message?: unknown } } | null)?.cause?.message;
@@ -189,13 +146,6 @@ function mask(header: string, token: string): string {
   return header.replaceAll(token, '<token>');
 }
 
-/**
- * Fails `rule` unless the answer has `status`.
- *
- * @param rule The rule the check holds.
- * @param answer The answer.
- * @param status The status the contract gives.
- */
 export function expectStatus(rule: string, answer: Answer, status: number): void {
   if (answer.status === status) return;
   throw new ConformanceError(
@@ -211,14 +161,7 @@ function bodyHint(answer: Answer): string {
   return ` (body ${text.length > 200 ? `${text.slice(0, 197)}...` : text})`;
 }
 
-/**
- * Fails `rule` unless the answer is the contract's Error response for `status`:
- * `application/json`, the body exactly `{ "error": status, "message": <text> }`.
- *
- * @param rule The rule the check holds.
- * @param answer The answer.
- * @param status The status the contract gives.
- */
+/** Fails `rule` unless the answer is the contract's Error: JSON, exactly `{ error, message }`. */
 export function expectError(rule: string, answer: Answer, status: number): void {
   expectStatus(rule, answer, status);
   expectJson(rule, answer);
@@ -248,14 +191,6 @@ export function expectJson(rule: string, answer: Answer): void {
   );
 }
 
-/**
- * Fails `rule` unless the answer carries `name` with exactly `value`.
- *
- * @param rule The rule the check holds.
- * @param answer The answer.
- * @param name The header.
- * @param value Its value.
- */
 export function expectHeader(rule: string, answer: Answer, name: string, value: string): void {
   const actual = answer.headers.get(name);
   if (actual === value) return;

@@ -1,18 +1,12 @@
-/**
- * The basics of the OpenAPI document a Plant Store server serves, as `checkServer` reads them.
- *
- * @module
- */
-
 import { describeValue } from './describe-value.ts';
 
-/** The parts of an OpenAPI document the check reads. */
 /** The parts of a schema the check reads: properties, directly or through `allOf`. */
 interface Schema {
   readonly properties?: Record<string, { type?: unknown; format?: unknown } | undefined>;
   readonly allOf?: readonly Schema[];
 }
 
+/** The parts of an OpenAPI document the check reads. */
 interface OpenApiDocument {
   readonly openapi?: unknown;
   readonly paths?: Record<string, Record<string, unknown> | undefined>;
@@ -22,13 +16,7 @@ interface OpenApiDocument {
   };
 }
 
-/**
- * What is missing from a served OpenAPI document, as short phrases: the basics any client
- * generator needs (3.1, `POST /plants`, the schemas, an int64 id, bearer auth).
- *
- * @param value The document, parsed.
- * @returns The problems; empty when there is none.
- */
+/** What a served OpenAPI document lacks of the basics any client generator needs, as phrases. */
 export function openApiProblems(value: unknown): string[] {
   if (value === undefined || value === null || typeof value !== 'object') {
     return ['is not a JSON object'];

@@ -1,10 +1,4 @@
-/**
- * What one run of `checkServer` writes and with what: a fresh random range of ids (so runs
- * never meet, and nothing outside the range is touched), pairs derived from it near ±2^62 and
- * past 2^53, the ends of the int64 range, the token the server accepts and one it must reject.
- *
- * @module
- */
+// A fresh random range of ids per run, so that runs never meet and nothing outside it is touched.
 
 import type { Server } from './server-http.ts';
 
@@ -12,7 +6,6 @@ import type { Server } from './server-http.ts';
 export interface IdPlan {
   /** The `k`-th id of the run's range (0 to 99), in the safe-integer range. */
   readonly general: (k: number) => bigint;
-  /** The first of the range. */
   readonly first: bigint;
   /** A multiple of 4096 near the top of the int64 range; the run writes it and the next id. */
   readonly top: bigint;
@@ -27,30 +20,21 @@ export interface IdPlan {
 
 /** One run: the server, the ids, the limits. */
 export interface ServerPlan {
-  /** The server and the token it accepts. */
   readonly server: Server;
   /** A token made up for this run, which the server must reject. */
   readonly rejectedToken: string;
   /** A random word naming this run (in the unknown path it asks for). */
   readonly runId: string;
-  /** The server's body limit in bytes. */
   readonly maxBodyBytes: number;
   /** Whether a host owns the unknown paths under the base URL, so their check is skipped. */
   readonly mounted: boolean;
-  /** The ids the run writes. */
   readonly ids: IdPlan;
 }
 
 /** How many ids of the general range a run uses at most. */
 export const RANGE_SIZE = 100;
 
-/**
- * The ids of a run from its first id; the top and bottom pairs follow from it, so that a run is
- * named by one number.
- *
- * @param first The first id of the range, from 1 to 2^52.
- * @returns The plan.
- */
+/** The ids of a run, all from its first, so that one number names a run. */
 export function idPlan(first: bigint): IdPlan {
   // Doubles near 2^62 are 1024 apart: a server that rounds ids through one files the pair as one.
   const top = 2n ** 62n + (first % 2n ** 40n) * 4096n;
@@ -60,12 +44,7 @@ export function idPlan(first: bigint): IdPlan {
   return { general: (k) => first + BigInt(k), first, top, bottom: -top, past };
 }
 
-/**
- * A random first id for a run: from 2^40 to 2^52 (exact in any JSON parser), so that two runs
- * meet with a chance of about one in 10^13 and never touch small ids a person might use.
- *
- * @returns The id.
- */
+/** From 2^40 to 2^52: exact in any JSON parser, and clear of the small ids a person might use. */
 export function randomFirstId(): bigint {
   const [high = 0, low = 0] = crypto.getRandomValues(new Uint32Array(2));
   return (
@@ -74,22 +53,13 @@ export function randomFirstId(): bigint {
   );
 }
 
-/**
- * A random token-shaped word, for the token the server must reject and the run's name.
- *
- * @returns 16 lowercase hexadecimal characters.
- */
+/** 16 hexadecimal characters: a token the server must reject, or the run's name. */
 export function randomWord(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/**
- * The ids a run writes, as a line for a person: the range, the pairs and the fixed ids.
- *
- * @param ids The plan.
- * @returns The line.
- */
+/** The ids a run writes, as a line for a person. */
 export function describeIds(ids: IdPlan): string {
   const pairs = [ids.top, ids.top + 1n, ids.bottom, ids.bottom - 1n, ids.past, ids.past + 1n];
   return `ids ${ids.first}..${ids.first + BigInt(RANGE_SIZE - 1)}, ${pairs.join(', ')}; and, with fixed names so that a rerun replays them, ${FIXED_IDS.join(', ')}`;

@@ -1,10 +1,5 @@
-/**
- * The server checks of the behaviour table's steps 1 to 7, in its order, and the routes around
- * them: each request that must fail does, with the status, headers and Error body of the first
- * step it breaks, so a server that checks in another order fails the step it skipped.
- *
- * @module
- */
+// Each request that must fail breaks one step first, so a server that checks the table's steps
+// in another order fails the step it skipped.
 
 import { describeValue } from './describe-value.ts';
 import { ConformanceError, type ConformanceCheck } from './report.ts';
@@ -28,12 +23,7 @@ const MOUNTED =
   'mounted: the host answers unknown paths under its prefix (its own 404), not the store';
 const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
 
-/**
- * The checks of the routes and of steps 1 to 7.
- *
- * @param plan The server, the token, the ids and the limits of this run.
- * @returns The checks, in the order they run.
- */
+/** The checks of the routes and of steps 1 to 7, in the order they run. */
 export function requestChecks(plan: ServerPlan): ConformanceCheck[] {
   const free = plan.ids.general;
   const valid = plantJson(free(0), 'plant-store conform');

@@ -1,10 +1,3 @@
-/**
- * The server checks of step 8 (stored, replay, conflict, one winner), of int64 exactness at both
- * ends and past 2^53, and of the HTTP basics a `fetch` client can see.
- *
- * @module
- */
-
 import { describeValue, sameValue } from './describe-value.ts';
 import { ConformanceError, type ConformanceCheck } from './report.ts';
 import {
@@ -20,12 +13,7 @@ import {
 } from './server-http.ts';
 import type { ServerPlan } from './server-plan.ts';
 
-/**
- * The checks of step 8, the int64 ids and HTTP.
- *
- * @param plan The server, the token, the ids and the limits of this run.
- * @returns The checks, in the order they run.
- */
+/** The checks of step 8, the int64 ids at both ends and past 2^53, and HTTP, in that order. */
 export function storeChecks(plan: ServerPlan): ConformanceCheck[] {
   const { ids } = plan;
   const free = ids.general;

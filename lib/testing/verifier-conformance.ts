@@ -1,10 +1,3 @@
-/**
- * `runVerifierConformance` and `registerVerifierConformance`: a `TokenVerifier` held to the
- * contract with tokens the caller knows the verdict of.
- *
- * @module
- */
-
 import { isVerdict, malformedAnswer } from '../operation/collaborator-answers.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import type { TokenVerdict, TokenVerifier } from '../types.ts';
@@ -21,10 +14,7 @@ import {
 
 /** Tokens whose verdict the caller knows, for `runVerifierConformance`. */
 export interface VerifierCases {
-  /**
-   * Tokens the verifier must accept, each alone or with the principal it must hand back
-   * (compared as JSON-like data).
-   */
+  /** Tokens the verifier must accept, each alone or with the principal it must hand back. */
   readonly valid: ReadonlyArray<string | { readonly token: string; readonly principal?: unknown }>;
   /** Tokens the verifier must refuse with `{ valid: false }`: unknown, expired, badly signed. */
   readonly invalid: readonly string[];
@@ -43,29 +33,12 @@ const CASE_NAMES = ['valid', 'invalid', 'timeoutMs'] as const;
 const VERDICT_SHAPE = 'verdict shape';
 
 /**
- * Holds a `TokenVerifier` to the contract and reports what held: every valid token accepted
- * (with its principal, when one is given), every invalid token and every near miss of a valid
- * one (a character dropped, added or changed) refused with `{ valid: false }` rather than a
- * throw (a throw is a `500`, kept for tokens that could not be checked at all), the same verdicts
- * when many checks run at once, and the shape of every answer. Each failure's message begins
- * with the rule it broke.
+ * Holds a `TokenVerifier` to the contract with tokens whose verdict is known: valid ones accepted,
+ * invalid ones and near misses refused with `{ valid: false }` rather than a throw (a `500`).
+ * Each failure's message begins with the rule it broke.
  *
- * @param makeVerifier Builds the verifier; called once per check.
- * @param cases Tokens whose verdict is known.
- * @returns The report.
- * @throws {TypeError} When `makeVerifier` is not a function, `cases` has an unknown key, or
+ * @throws {TypeError} When `makeVerifier` is not a function, or `cases` has an unknown key or
  *   lists no valid token.
- * @example
- * ```ts
- * import { createStaticTokenVerifier } from 'plant-store';
- * import { runVerifierConformance } from 'plant-store/testing';
- *
- * const report = await runVerifierConformance(() => createStaticTokenVerifier(['s3cr3t']), {
- *   valid: ['s3cr3t'],
- *   invalid: ['guess'],
- * });
- * console.log(report.failed.length === 0 ? 'conforms' : report.failed);
- * ```
  */
 export async function runVerifierConformance<Principal = unknown>(
   makeVerifier: MakeVerifier<Principal>,
@@ -76,24 +49,9 @@ export async function runVerifierConformance<Principal = unknown>(
 }
 
 /**
- * Registers each verifier check of `runVerifierConformance` as one test of the host's runner
- * (`test` from `node:test` or `bun:test`, `it` from Vitest or Jest, `Deno.test`).
+ * Registers each check of `runVerifierConformance` as one test of the host's runner.
  *
- * @param test The runner's `(name, fn)` registration function.
- * @param makeVerifier Builds the verifier; called once per test.
- * @param cases Tokens whose verdict is known.
  * @throws {TypeError} As `runVerifierConformance`, or when `test` is not a function.
- * @example
- * ```ts
- * import { test } from 'node:test';
- * import { createStaticTokenVerifier } from 'plant-store';
- * import { registerVerifierConformance } from 'plant-store/testing';
- *
- * registerVerifierConformance(test, () => createStaticTokenVerifier(['s3cr3t']), {
- *   valid: ['s3cr3t'],
- *   invalid: ['guess'],
- * });
- * ```
  */
 export function registerVerifierConformance<Principal = unknown>(
   test: RunnerTest,
@@ -107,7 +65,6 @@ export function registerVerifierConformance<Principal = unknown>(
   registerChecks(test, checks, cases.timeoutMs ?? 10_000);
 }
 
-/** The verifier checks, in the order they run. */
 function verifierChecks<Principal>(
   caller: string,
   makeVerifier: MakeVerifier<Principal>,
@@ -204,7 +161,6 @@ async function verify<Principal>(
   );
 }
 
-/** Fails `refuses` unless the verifier answers `{ valid: false }` for `token`. */
 async function expectRefused<Principal>(
   verifier: TokenVerifier<Principal>,
   token: string,
