@@ -11,13 +11,21 @@ const RETRIED_STATUSES = new Set<number | undefined>([429, 502, 503, 504]);
 const encoder = new TextEncoder();
 
 /**
- * Makes a client of the Plant Store API. `createPlant` sends the id exactly and retries only what
- * a replay makes safe, so a create whose answer was lost is never stored twice; it rejects with a
- * `PlantClientError` whose `code` says why.
+ * Makes a client of the Plant Store API.
  *
+ * Its `createPlant` sends the id exactly, whether a `bigint`, a safe-integer `number` or a
+ * decimal string, and resolves to the stored Plant. A failed connection and `429`, `502`, `503`
+ * and `504` are retried (see `RetryOptions`): the same plant again is a replay, so a create whose
+ * answer was lost is never stored twice. Any other answer is final; a failure rejects with a
+ * `PlantClientError` whose `code` says why, an abort with the signal's reason.
+ *
+ * @param options Where the API is and the token; optionally `fetch`, `retry` and `timeoutMs`.
+ * @returns The client.
  * @throws {TypeError} At once, for an unknown option name or an option that cannot work.
  * @example
  * ```ts
+ * import { createPlantClient } from 'plant-store/client';
+ *
  * const client = createPlantClient({ baseUrl: 'http://127.0.0.1:3000', token: 's3cr3t' });
  * const plant = await client.createPlant({ id: 9223372036854775807n, name: 'Monstera' });
  * ```

@@ -27,21 +27,34 @@ export interface CreatePlantClientOptions {
 }
 
 /**
- * How a failed connection and `429`, `502`, `503`, `504` are retried: the wait doubles, jittered;
- * a `Retry-After` is waited at least, and one past `maxDelayMs` ends the retries.
+ * How a create is retried. Only what a replay makes safe is: a failed connection and `429`, `502`,
+ * `503`, `504`. The wait doubles from `baseDelayMs` up to `maxDelayMs`, jittered; a `Retry-After`
+ * is waited at least, and one past `maxDelayMs` or the deadline ends the retries.
  */
 export interface RetryOptions {
-  /** The most requests one create sends, the first included; 5 by default. */
+  /**
+   * The most requests one create sends, the first included.
+   * @default 5
+   */
   readonly attempts?: number | undefined;
-  /** The first wait, in milliseconds; 250 by default. */
+  /**
+   * The first wait, in milliseconds; each next one doubles.
+   * @default 250
+   */
   readonly baseDelayMs?: number | undefined;
-  /** The longest wait, in milliseconds, `Retry-After` included; 10000 by default. */
+  /**
+   * The longest wait, in milliseconds, `Retry-After` included.
+   * @default 10000
+   */
   readonly maxDelayMs?: number | undefined;
 }
 
 /** Options of one `createPlant` call. */
 export interface CreatePlantOptions {
-  /** Stops the create, retries included: it rejects with the signal's reason at once. */
+  /**
+   * Stops the create, retries included: it rejects with the signal's reason at once.
+   * @default undefined
+   */
   readonly signal?: AbortSignal | undefined;
 }
 

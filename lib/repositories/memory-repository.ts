@@ -19,11 +19,26 @@ const CREATED: CreatePlantOutcome = Object.freeze({ created: true });
 const TABLE_SIZE = 16_384;
 
 /**
- * Creates the in-memory `PlantRepository`, the store's default: plants live as long as the
- * process, up to `maxPlants`. Its `create` answers synchronously and is atomic; a `name` or `tag`
+ * Creates the in-memory `PlantRepository`, the store's default.
+ *
+ * Plants live as long as the process, up to `maxPlants`; past it a new id is refused with
+ * `ERR_STORE_FULL` (`507`). `create` answers synchronously and is atomic. A `name` or `tag`
  * holding a lone surrogate throws a `TypeError`.
  *
+ * @param options The cap on the plants kept; no cap by default.
+ * @returns A repository whose `create` throws only `ERR_STORE_FULL` and that `TypeError`.
  * @throws {TypeError} When `maxPlants` is not a positive integer, or an option is unknown.
+ * @example
+ * ```ts
+ * import {
+ *   createMemoryRepository,
+ *   createPlantStore,
+ *   createStaticTokenVerifier,
+ * } from 'plant-store';
+ *
+ * const repository = createMemoryRepository({ maxPlants: 1_000_000 });
+ * const store = createPlantStore({ repository, verifier: createStaticTokenVerifier(['s3cr3t']) });
+ * ```
  */
 export function createMemoryRepository(
   options: CreateMemoryRepositoryOptions = {},

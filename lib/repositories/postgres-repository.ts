@@ -37,6 +37,7 @@ export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {
 
 /** The PostgreSQL `PlantRepository`: its `create` always answers with a promise. */
 export interface PostgresPlantRepository extends PlantRepository {
+  /** Stores the plant, or finds the one stored under its id; rejects on a database error. */
   create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
 }
 
@@ -46,13 +47,29 @@ const DEFAULT_MAX_IN_FLIGHT = 4;
 const MAX_MAX_IN_FLIGHT = 1_000;
 
 /**
- * Creates a `PlantRepository` on a PostgreSQL table (see `ensurePlantTable`). Creates that arrive
- * while `maxInFlight` statements are in flight share the next one, each keeping its exact
- * outcome; a query already sent is not cancelled by the signal, so bound it with
- * `statement_timeout`.
+ * Creates a `PlantRepository` on a PostgreSQL table (see `ensurePlantTable`).
+ *
+ * A create is sent at once while fewer than `maxInFlight` statements are in flight; the creates
+ * that arrive meanwhile share the next statement, up to `maxBatchSize`, each keeping its exact
+ * outcome. Ids stay exact over the whole int64 range. When the database is unavailable, creates
+ * reject with `ERR_STORE_UNAVAILABLE` (`503`). A fired signal stops a create that is not yet
+ * sent; a query already sent is not cancelled, so bound it with `statement_timeout`.
  *
  * @param client A `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any `PostgresClient`.
+ * @param options Where the table is, the batch bounds and `prepare`.
+ * @returns The repository.
  * @throws {TypeError} When `client` has no `query` method, or an option is unknown or invalid.
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
+ * import { createPostgresRepository, ensurePlantTable } from 'plant-store/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * await ensurePlantTable(pool);
+ * const repository = createPostgresRepository(pool, { prepare: true });
+ * const store = createPlantStore({ repository, verifier: createStaticTokenVerifier(['s3cr3t']) });
+ * ```
  */
 export function createPostgresRepository(
   client: PostgresClient & PreparingPostgresClient,

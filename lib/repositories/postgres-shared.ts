@@ -1,8 +1,19 @@
 import { checkOptionNames } from '../guards/check-option-names.ts';
 
 /**
- * The driver, typed by shape: `pg`'s `Pool` and `Client` and PGlite fit as they are. Use a pool or
- * an autocommit client: each statement must run in its own READ COMMITTED transaction.
+ * The driver the repository talks through, typed by shape: `pg`'s `Pool` and `Client`
+ * ([node-postgres](https://node-postgres.com/apis/pool#poolquery)) and PGlite fit as they are.
+ *
+ * Use a pool or an autocommit client: each statement must run in its own READ COMMITTED
+ * transaction, never inside one the caller holds open.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import type { PostgresClient } from 'plant-store/postgres';
+ *
+ * const client: PostgresClient = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * ```
  */
 export interface PostgresClient {
   /** The query with `$1`-style parameters; resolves to the result rows, rejects on any error. */
@@ -10,8 +21,9 @@ export interface PostgresClient {
 }
 
 /**
- * A driver that prepares named statements once per connection, as `pg`'s `Pool` and `Client` do:
- * what `createPostgresRepository` needs with `prepare: true`.
+ * A driver that prepares named statements once per connection, as `pg`'s `Pool` and `Client` do
+ * ([prepared statements](https://node-postgres.com/features/queries#prepared-statements)): what
+ * `createPostgresRepository` needs with `prepare: true`.
  */
 export interface PreparingPostgresClient {
   /** The named statement with `$1`-style parameters; resolves to the result rows. */

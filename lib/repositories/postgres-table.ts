@@ -12,11 +12,27 @@ const MAX_ATTEMPTS = 3;
 const CATALOG_RACE_CODES = new Set(['23505', '42P07', '42710']);
 
 /**
- * Creates the plants table (`sql/plants.sql`) if it is missing, then checks, never alters, the
- * table found: it rejects with an `Error` naming each column that cannot hold every plant. Safe to
- * call at every start, from many processes at once.
+ * Creates the plants table if it is missing, then checks that the table it finds can hold every
+ * plant.
  *
- * @throws {TypeError} For the same bad `client`, `table` or `schema` as `createPostgresRepository`.
+ * The table is `sql/plants.sql`: `id bigint PRIMARY KEY, name text NOT NULL, tag text`. An
+ * existing table is never altered; one that does not fit is refused at start rather than at the
+ * first create. Safe to call at every start, from many processes at once.
+ *
+ * @param client The driver, as for `createPostgresRepository`.
+ * @param options Where the table is: the repository's `table` and `schema`.
+ * @returns Resolves once the table exists and fits; rejects with the driver's error, or with an
+ *   `Error` naming each column that does not fit.
+ * @throws {TypeError} Synchronously, for the same bad `client`, `table` or `schema` as
+ *   `createPostgresRepository`.
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { ensurePlantTable } from 'plant-store/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * await ensurePlantTable(pool, { table: 'plants', schema: 'public' });
+ * ```
  */
 export function ensurePlantTable(
   client: PostgresClient,

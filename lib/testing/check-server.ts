@@ -31,9 +31,15 @@ export interface CheckServerOptions {
    * @default false
    */
   readonly mounted?: boolean | undefined;
-  /** Told which ids the run writes, as one line, before it writes any. */
+  /**
+   * Told which ids the run writes, as one line, before it writes any.
+   * @default undefined
+   */
   readonly onIds?: ((ids: string) => void) | undefined;
-  /** Told of each check's result as it comes, for output that streams. */
+  /**
+   * Told of each check's result as it comes, for output that streams.
+   * @default undefined
+   */
   readonly onResult?: ((result: CheckResult) => void) | undefined;
 }
 
@@ -49,12 +55,24 @@ const OPTION_NAMES = [
 ];
 
 /**
- * Checks a running server, in any language, against the Plant Store API's contract over HTTP, in
- * the order of its behaviour table. It writes only ids it picks, reads at most 1 MiB of each
- * answer, aborts each check's requests when it ends, and escapes what the server sent.
+ * Checks a running server, in any language, against the Plant Store API's contract over HTTP.
  *
+ * The checks run in the order of the behaviour table, each failure naming its rule. It writes
+ * only ids it picks (a random range unless `firstId` is fixed), reads at most 1 MiB of each
+ * answer, aborts each check's requests when it ends, and escapes what the server sent, so it is
+ * safe to point at any server.
+ *
+ * @param options The server, a token it accepts, and the limits.
+ * @returns The report: the checks that passed, failed and were skipped.
  * @throws {TypeError} When `baseUrl` is not an http(s) URL, `token` is empty, or an option is
  *   unknown or out of range.
+ * @example
+ * ```ts
+ * import { checkServer } from 'plant-store/testing';
+ *
+ * const report = await checkServer({ baseUrl: 'http://127.0.0.1:3000', token: 's3cr3t' });
+ * for (const { error } of report.failed) console.error(error.message);
+ * ```
  */
 export async function checkServer(options: CheckServerOptions): Promise<ConformanceReport> {
   return runChecks(serverChecks(options), options.timeoutMs ?? 10_000, options.onResult);

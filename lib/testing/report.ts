@@ -21,13 +21,29 @@ export interface ConformanceCheck {
 }
 
 /**
- * A rule the code under test broke. The message begins with the rule (`replay: …`), and control
- * and bidi characters in the detail are escaped, so a message quoting a server is safe to print.
+ * A rule the code under test broke.
+ *
+ * The message begins with the rule (`replay: …`), so a runner's output names it without a stack
+ * trace; control and bidi characters in the detail are escaped, so a message quoting a server is
+ * safe to print.
+ *
+ * @example
+ * ```ts
+ * import { ConformanceError } from 'plant-store/testing';
+ *
+ * const error = new ConformanceError('replay', 'the stored plant changed');
+ * console.log(error.rule, error.message); // replay replay: the stored plant changed
+ * ```
  */
 export class ConformanceError extends Error {
   /** The rule that was broken, as the check's name begins. */
   readonly rule: string;
 
+  /**
+   * @param rule The rule that was broken.
+   * @param detail What happened, for a person.
+   * @param options The `cause`, when another error led to this one.
+   */
   constructor(rule: string, detail: string, options?: { cause?: unknown }) {
     super(`${rule}: ${printable(detail)}`, options);
     this.name = 'ConformanceError';

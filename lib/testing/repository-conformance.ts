@@ -16,11 +16,26 @@ import {
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
- * Holds a `PlantRepository` to the contract, each check on a fresh one from `makeRepository`, and
- * reports what held; each failure's message begins with the rule it broke.
+ * Holds a `PlantRepository` to the contract and reports what held, in any test runner or none.
  *
+ * Each check gets a fresh, empty repository from `makeRepository` and runs its cleanup after. The
+ * checks cover the outcomes (created, replay, conflict), exact text and int64 ids, one winner
+ * among concurrent creates, the context and the shape of every answer. Each failure's message
+ * begins with the rule it broke.
+ *
+ * @param makeRepository Builds a fresh, empty repository, or `{ repository, cleanup }`.
+ * @param options What the repository is held to.
+ * @returns The report: the checks that passed, and the failures with their errors.
  * @throws {TypeError} When `makeRepository` is not a function, or an option is unknown or out of
  *   range.
+ * @example
+ * ```ts
+ * import { createMemoryRepository } from 'plant-store';
+ * import { runRepositoryConformance } from 'plant-store/testing';
+ *
+ * const report = await runRepositoryConformance(() => createMemoryRepository());
+ * for (const { error } of report.failed) console.error(error.message);
+ * ```
  */
 export async function runRepositoryConformance<Principal = unknown>(
   makeRepository: MakeRepository<Principal>,
@@ -34,10 +49,23 @@ export async function runRepositoryConformance<Principal = unknown>(
 }
 
 /**
- * Registers each check of `runRepositoryConformance` as one test of the host's runner; call it
- * where tests are declared.
+ * Registers each check of `runRepositoryConformance` as one test of the host's runner.
  *
+ * Pass `test` from `node:test` or `bun:test`, `it` from Vitest or Jest, or `Deno.test`, and call
+ * it where tests are declared (a test file's top level, or inside `describe`).
+ *
+ * @param test The runner's `(name, fn)` registration function.
+ * @param makeRepository Builds a fresh, empty repository for each test.
+ * @param options What the repository is held to.
  * @throws {TypeError} When `test` or `makeRepository` is not a function or an option is unknown.
+ * @example
+ * ```ts
+ * import { test } from 'node:test';
+ * import { createMemoryRepository } from 'plant-store';
+ * import { registerRepositoryConformance } from 'plant-store/testing';
+ *
+ * registerRepositoryConformance(test, () => createMemoryRepository());
+ * ```
  */
 export function registerRepositoryConformance<Principal = unknown>(
   test: RunnerTest,

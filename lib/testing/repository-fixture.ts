@@ -25,7 +25,10 @@ export interface RepositoryConformanceOptions<Principal = unknown> {
    * @default false
    */
   readonly rejectsWithSignalReason?: boolean | undefined;
-  /** A second instance over `first`'s store (another pool on its table); creates race on both. */
+  /**
+   * A second instance over `first`'s store (another pool on its table); creates race on both.
+   * @default undefined
+   */
   readonly makeSecondInstance?:
     | ((
         first: PlantRepository<Principal>,

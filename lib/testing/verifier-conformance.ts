@@ -33,12 +33,30 @@ const CASE_NAMES = ['valid', 'invalid', 'timeoutMs'] as const;
 const VERDICT_SHAPE = 'verdict shape';
 
 /**
- * Holds a `TokenVerifier` to the contract with tokens whose verdict is known: valid ones accepted,
- * invalid ones and near misses refused with `{ valid: false }` rather than a throw (a `500`).
- * Each failure's message begins with the rule it broke.
+ * Holds a `TokenVerifier` to the contract, with tokens whose verdict is known, and reports what
+ * held.
  *
+ * Valid tokens must be accepted (with their principal, when one is given); invalid ones and near
+ * misses of valid ones must be refused with `{ valid: false }` rather than a throw, which is a
+ * `500`. The verdicts must hold under concurrency, and every answer must have the verdict's
+ * shape. Each failure's message begins with the rule it broke.
+ *
+ * @param makeVerifier Builds the verifier; called once per check.
+ * @param cases Tokens whose verdict is known.
+ * @returns The report.
  * @throws {TypeError} When `makeVerifier` is not a function, or `cases` has an unknown key or
  *   lists no valid token.
+ * @example
+ * ```ts
+ * import { createStaticTokenVerifier } from 'plant-store';
+ * import { runVerifierConformance } from 'plant-store/testing';
+ *
+ * const report = await runVerifierConformance(() => createStaticTokenVerifier(['s3cr3t']), {
+ *   valid: ['s3cr3t'],
+ *   invalid: ['guess'],
+ * });
+ * for (const { error } of report.failed) console.error(error.message);
+ * ```
  */
 export async function runVerifierConformance<Principal = unknown>(
   makeVerifier: MakeVerifier<Principal>,
@@ -51,7 +69,24 @@ export async function runVerifierConformance<Principal = unknown>(
 /**
  * Registers each check of `runVerifierConformance` as one test of the host's runner.
  *
+ * Pass `test` from `node:test` or `bun:test`, `it` from Vitest or Jest, or `Deno.test`, and call
+ * it where tests are declared.
+ *
+ * @param test The runner's `(name, fn)` registration function.
+ * @param makeVerifier Builds the verifier; called once per test.
+ * @param cases Tokens whose verdict is known.
  * @throws {TypeError} As `runVerifierConformance`, or when `test` is not a function.
+ * @example
+ * ```ts
+ * import { test } from 'node:test';
+ * import { createStaticTokenVerifier } from 'plant-store';
+ * import { registerVerifierConformance } from 'plant-store/testing';
+ *
+ * registerVerifierConformance(test, () => createStaticTokenVerifier(['s3cr3t']), {
+ *   valid: ['s3cr3t'],
+ *   invalid: ['guess'],
+ * });
+ * ```
  */
 export function registerVerifierConformance<Principal = unknown>(
   test: RunnerTest,

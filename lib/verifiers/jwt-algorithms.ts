@@ -19,8 +19,20 @@ export type JwtAlgorithm =
   | 'HS512';
 
 /**
- * The contract's default allowlist for a JWKS or a public key, frozen: `RS256`, `PS256`, `ES256`
- * and `EdDSA`.
+ * The allowlist `createJwtVerifier` uses for a JWKS or a public key when `algorithms` is not
+ * given: `RS256`, `PS256`, `ES256` and `EdDSA`, the contract's default. Frozen.
+ *
+ * @example
+ * ```ts
+ * import { createJwtVerifier, DEFAULT_JWT_ALGORITHMS } from 'plant-store/jwt';
+ *
+ * const verifier = createJwtVerifier({
+ *   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+ *   issuer: 'https://id.example.com/',
+ *   audience: 'plant-store',
+ *   algorithms: [...DEFAULT_JWT_ALGORITHMS, 'ES384'],
+ * });
+ * ```
  */
 export const DEFAULT_JWT_ALGORITHMS: readonly JwtAlgorithm[] = Object.freeze([
   'RS256',

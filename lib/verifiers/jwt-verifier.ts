@@ -36,24 +36,63 @@ const BAD_SIGNATURE: JwtVerdict = Object.freeze({ valid: false, reason: 'bad_sig
 
 const FIXED_STATUS: JwtKeyStatus = Object.freeze({ ready: true, keys: 'fixed' });
 
-/** A `TokenVerifier` whose principal is the token's verified claims, and that reports its keys. */
+/**
+ * The verifier `createJwtVerifier` returns: a `TokenVerifier` whose principal is the token's
+ * verified claims, and that tells a host whether its keys can serve.
+ *
+ * @example
+ * ```ts
+ * import { createJwtVerifier } from 'plant-store/jwt';
+ *
+ * const verifier = createJwtVerifier({
+ *   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+ *   issuer: 'https://id.example.com/',
+ *   audience: 'plant-store',
+ * });
+ * await verifier.reload(); // the keys before the first request
+ * const { ready } = verifier.status(); // for a readiness probe
+ * ```
+ */
 export interface JwtVerifier extends TokenVerifier<JWTPayload> {
   /**
    * The state of the keys, for a readiness probe; like a request, it starts a refetch that is due,
    * so a probe keeps an idle server's keys fresh.
    */
   status(): JwtKeyStatus;
-  /** Fetches the JWKS now (joining a fetch under way); rejects with the fetch's error. */
+  /**
+   * Fetches the JWKS now, joining a fetch under way; rejects with the fetch's error. With a fixed
+   * `key`, resolves at once.
+   */
   reload(): Promise<void>;
 }
 
 /**
  * Creates a `TokenVerifier` that accepts a JWT only when jose verifies its signature with a
- * trusted key under an allowed algorithm, and its `iss`, `aud`, `exp` (required) and `nbf`; keys
- * a token names or embeds are refused ([RFC 8725](https://www.rfc-editor.org/rfc/rfc8725)).
- * `verify` throws only when the token could not be checked: no usable keys, or the signal fired.
+ * trusted key under an allowed algorithm, and its claims: the exact `iss`, an `aud` containing
+ * `audience`, an `exp` (required) and any `nbf`, within `clockTolerance`.
  *
+ * Refused whatever else holds ([RFC 8725](https://www.rfc-editor.org/rfc/rfc8725)): `alg: none`,
+ * HMAC without a configured secret, keys a token names or embeds (`jwk`, `jku`, `x5u`, `x5c`) and
+ * unknown `crit`. A refusal is `{ valid: false, reason }`; `verify` throws only when the token
+ * could not be checked (no usable keys, or the signal fired), which the store answers with `500`.
+ * The JWKS is fetched on first use and refetched in the background past `cacheMaxAge`; through an
+ * outage its keys serve until `maxStaleAge`.
+ *
+ * @param options The key source (`jwksUrl` or `key`), the issuer and audience, and the limits.
+ * @returns A verifier for `createPlantStore({ verifier })`, with `status()` and `reload()`.
  * @throws {TypeError} At once, on any misuse of the options; the message names the option.
+ * @example
+ * ```ts
+ * import { createPlantStore } from 'plant-store';
+ * import { createJwtVerifier } from 'plant-store/jwt';
+ *
+ * const verifier = createJwtVerifier({
+ *   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+ *   issuer: 'https://id.example.com/',
+ *   audience: 'plant-store',
+ * });
+ * const store = createPlantStore({ verifier });
+ * ```
  */
 export function createJwtVerifier(options: CreateJwtVerifierOptions): JwtVerifier {
   const { verifyOptions, keys } = checkJwtVerifierOptions(options);

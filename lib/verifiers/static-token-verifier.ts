@@ -2,11 +2,23 @@ import { B64TOKEN } from '../operation/bearer-token.ts';
 import type { TokenVerdict, TokenVerifier } from '../types.ts';
 
 /**
- * Creates a synchronous `TokenVerifier` that accepts a fixed list of bearer tokens, in time that
- * depends only on the lengths, never on how much of a secret matched; it refuses `unknown_token`.
+ * Creates a `TokenVerifier` that accepts a fixed list of bearer tokens.
  *
+ * A presented token is compared with every accepted one in time that depends only on the
+ * lengths, never on how much of a secret matched. It answers synchronously, hands back no
+ * principal, and refuses with the reason `unknown_token`.
+ *
+ * @param tokens The accepted tokens: at least one, each an RFC 6750 `b64token`.
+ * @returns The verifier.
  * @throws {TypeError} When `tokens` is one string or no list, is empty, or holds a token that is
- *   not an RFC 6750 `b64token`, which no client could present.
+ *   not a `b64token`, which no client could present.
+ * @example
+ * ```ts
+ * import { createStaticTokenVerifier } from 'plant-store';
+ *
+ * const verifier = createStaticTokenVerifier(['s3cr3t']);
+ * verifier.verify('s3cr3t', { signal: AbortSignal.timeout(1000) }); // { valid: true }
+ * ```
  */
 export function createStaticTokenVerifier(
   tokens: readonly string[] | ReadonlySet<string>,
