@@ -14,7 +14,6 @@ import {
   readValues,
   SETTINGS,
   type SettingName,
-  SettingError,
   type SettingsEnv,
   type SettingValues,
 } from './settings-table.ts';
@@ -151,12 +150,18 @@ export type ParseSettingsResult =
 export function parseSettings(env: SettingsEnv): ParseSettingsResult {
   const problem = unknownSetting(env) ?? combinationProblem(env);
   if (problem !== undefined) return { ok: false, error: problem };
-  try {
-    return { ok: true, settings: settingsOf(readValues(env)) };
-  } catch (error) {
-    if (error instanceof SettingError) return { ok: false, error: error.message };
-    throw error;
+  const read = readValues(env);
+  if (read.problem !== undefined) return { ok: false, error: read.problem };
+  const values = read.value;
+  const { PLANT_STORE_HEADERS_TIMEOUT_MS: headers, PLANT_STORE_REQUEST_TIMEOUT_MS: request } =
+    values;
+  if ((headers ?? 10_000) > (request ?? 30_000)) {
+    return {
+      ok: false,
+      error: 'PLANT_STORE_HEADERS_TIMEOUT_MS must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS',
+    };
   }
+  return { ok: true, settings: settingsOf(values) };
 }
 
 /** Settings that were, each with what to set instead. */
@@ -216,12 +221,6 @@ function combinationProblem(env: SettingsEnv): string | undefined {
 
 /** The values shaped as `main.ts` uses them, defaults filled in where the CLI has its own. */
 function settingsOf(v: SettingValues): Settings {
-  const { PLANT_STORE_HEADERS_TIMEOUT_MS: headers, PLANT_STORE_REQUEST_TIMEOUT_MS: request } = v;
-  if ((headers ?? 10_000) > (request ?? 30_000)) {
-    throw new SettingError(
-      'PLANT_STORE_HEADERS_TIMEOUT_MS must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS',
-    );
-  }
   const publicUrl = v.PLANT_STORE_PUBLIC_URL;
   return {
     port: v.PORT ?? 3000,
@@ -242,8 +241,8 @@ function settingsOf(v: SettingValues): Settings {
       timeoutMs: v.PLANT_STORE_TIMEOUT_MS,
       // Longer than the 60 s idle timeout of common load balancers.
       keepAliveTimeoutMs: v.PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
-      headersTimeoutMs: headers,
-      requestTimeoutMs: request,
+      headersTimeoutMs: v.PLANT_STORE_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: v.PLANT_STORE_REQUEST_TIMEOUT_MS,
       pgPoolMax: v.PLANT_STORE_PG_POOL_MAX,
       pgMaxBatch: v.PLANT_STORE_PG_MAX_BATCH,
       pgMaxInFlight: v.PLANT_STORE_PG_MAX_IN_FLIGHT,
