@@ -10,6 +10,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { DEFAULT_MAX_BODY_BYTES } from '../index.ts';
 import { type CheckResult, checkServer } from '../testing.ts';
 import { oneLine } from './fail.ts';
 import { junitXml, tapResult, tapSummary } from './conform-report.ts';
@@ -29,7 +30,7 @@ Checks a running server that claims the Plant Store API against its contract, pr
   --mounted         the API is mounted in a host (a Fastify prefix, an Express router) whose own
                     404 answers unknown paths under the prefix: skip that check, saying so
   --junit FILE      also write the results as JUnit XML
-  --max-body-bytes  the server's body limit (default 102400)
+  --max-body-bytes  the server's body limit (default ${DEFAULT_MAX_BODY_BYTES})
   --first-id        the first of the run's 100 ids (default: random; printed, to replay a run)
 Each answer is read up to 1 MiB; text from the server is printed with control characters escaped.
 Exit code: 0 when no check failed, 1 when one failed, 2 for a usage error (or an unwritable

@@ -6,7 +6,8 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { SETTINGS } from './settings-table.ts';
+import { type Setting, SETTINGS } from './settings-table.ts';
+import { REPEAT_GRACE_MS, SHUTDOWN_TIMEOUT_MS } from './signals.ts';
 
 /** The package's version, from the `package.json` two folders up (from `lib/cli` or `dist/cli`). */
 export function packageVersion(): string {
@@ -32,10 +33,16 @@ function wrap(words: string): string {
   return [...lines, line].join(`\n${' '.repeat(NAME_WIDTH)}`);
 }
 
+/** A setting's `--help` line, its default from the table. */
+function describe({ help, default: value, whenUnset }: Setting<unknown>): string {
+  const shown = whenUnset ?? (value === undefined ? undefined : String(value));
+  return shown === undefined ? help : `${help} (default: ${shown})`;
+}
+
 /** The `--help` text. */
 export function helpText(): string {
   const settings = Object.entries(SETTINGS).map(
-    ([name, { help }]) => `  ${name.padEnd(NAME_WIDTH - 2)}${wrap(help)}\n`,
+    ([name, setting]) => `  ${name.padEnd(NAME_WIDTH - 2)}${wrap(describe(setting))}\n`,
   );
   return `plant-store ${packageVersion()}: the Plant Store API (POST /plants) over HTTP.
 
@@ -48,7 +55,7 @@ Settings, from the environment:
 ${settings.join('')}
 Every timeout is at least 1 ms: 0 would mean "never" and is refused.
 
-SIGINT or SIGTERM stops gracefully (in-flight requests finish, up to 10 s); a second one, a
-second or more later, stops at once.
+SIGINT or SIGTERM stops gracefully (in-flight requests finish, up to ${SHUTDOWN_TIMEOUT_MS / 1000} s); a second one,
+${REPEAT_GRACE_MS / 1000} s or more later, stops at once.
 `;
 }

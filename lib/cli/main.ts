@@ -27,14 +27,9 @@ import { createLogger, droppingOutput } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createRefusals } from './refusals.ts';
 import { parseSettings } from './settings.ts';
-import { onStopSignals } from './signals.ts';
+import { onStopSignals, SHUTDOWN_TIMEOUT_MS } from './signals.ts';
 import { openStorage, type Storage } from './storage.ts';
 import { startTelemetry, type Telemetry } from './telemetry.ts';
-
-/** How long a graceful stop lets in-flight requests finish. */
-const SHUTDOWN_TIMEOUT_MS = 10_000;
-/** `serve`'s connection cap when `PLANT_STORE_MAX_CONNECTIONS` is unset. */
-const DEFAULT_MAX_CONNECTIONS = 4096;
 
 const argument = process.argv[2];
 if (argument === '--help' || argument === '-h') {
@@ -178,8 +173,8 @@ log.info('started', {
   publicUrl: settings.location.publicUrl ?? 'off',
   basePath: settings.location.basePath || '/',
   limits: {
-    maxBodyBytes: limits.maxBodyBytes ?? 102_400,
-    timeoutMs: limits.timeoutMs ?? 10_000,
+    maxBodyBytes: limits.maxBodyBytes,
+    timeoutMs: limits.timeoutMs,
     keepAliveTimeoutMs: limits.keepAliveTimeoutMs,
     maxConnections: handle.maxConnections,
   },
@@ -187,12 +182,11 @@ log.info('started', {
 if (settings.storage.kind === 'memory') {
   log.warn('plants are kept in memory and lost at exit: set DATABASE_URL to keep them');
 }
-const askedConnections = limits.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-if (handle.maxConnections < askedConnections) {
+if (handle.maxConnections < limits.maxConnections) {
   // `serve` keeps the cap within the descriptors the process may open.
   log.warn(
-    `at most ${handle.maxConnections} connections at once, not ${askedConnections}: the open-file limit leaves room for no more (raise it with ulimit -n)`,
-    { maxConnections: handle.maxConnections, asked: askedConnections },
+    `at most ${handle.maxConnections} connections at once, not ${limits.maxConnections}: the open-file limit leaves room for no more (raise it with ulimit -n)`,
+    { maxConnections: handle.maxConnections, asked: limits.maxConnections },
   );
 }
 log.flush();

@@ -137,7 +137,7 @@ export interface LogSettings {
   readonly level: 'info' | 'warn' | 'error';
 }
 
-const DEFAULT_LOG: LogSettings = { format: 'auto', level: 'info' };
+export const DEFAULT_LOG: LogSettings = { format: 'auto', level: 'info' };
 
 /** A format and a level, comma-separated in any order. */
 export const logSettings: Reader<LogSettings> = (raw, name) => {

@@ -1,13 +1,15 @@
 /**
  * Every setting of the standalone server in one table (`SETTINGS`): how its value is read
- * (`setting-readers.ts`) and what `--help` says of it.
+ * (`setting-readers.ts`), its default, and what `--help` says of it.
  *
  * @module
  */
 
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../index.ts';
 import {
   basePath,
   corsOrigins,
+  DEFAULT_LOG,
   flag,
   integer,
   jwksUrl,
@@ -26,30 +28,37 @@ export type { LogSettings } from './setting-readers.ts';
 /** The environment as the parser reads it: `process.env` fits. */
 export type SettingsEnv = Readonly<Record<string, string | undefined>>;
 
-/** One setting: how its value is read, and what `--help` says of it, its default included. */
-interface Setting {
+/** One setting: how its value is read, its default, and what `--help` says of it. */
+export interface Setting<T> {
   /** Reads a present value, even an empty one. */
-  readonly read: Reader<unknown>;
+  readonly read: Reader<T>;
   /** What it is, for `--help`. */
   readonly help: string;
+  /** The value when unset; without one, an unset setting reads as `undefined`. */
+  readonly default?: T;
+  /** What unset means, for `--help`, where the default value cannot say it. */
+  readonly whenUnset?: string;
 }
 
-/** The largest timer `setTimeout` takes: 2^31 - 1 ms. */
-const MAX_MS = 2_147_483_647;
+/** The largest delay a timer takes: `createPlantStore`'s bound for `timeoutMs`, not exported. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 // At least 1 ms: node reads 0 as "never", which would turn a limit off.
-const milliseconds = integer(1, MAX_MS);
+const milliseconds = integer(1, MAX_TIMEOUT_MS);
 const port = integer(0, 65_535);
+const count = integer(1, Number.MAX_SAFE_INTEGER);
 
 /**
- * Every setting the server reads, in the order `--help` lists them and errors are reported;
+ * Every setting the server reads, in the order `--help` lists them and problems are reported;
  * any other `PLANT_STORE_*` variable is a bad setting.
  */
 export const SETTINGS = {
-  PORT: { read: port, help: 'port; 0 picks a free one (default: 3000)' },
-  HOST: { read: text, help: 'interface to listen on (default: 127.0.0.1)' },
+  PORT: { read: port, help: 'port; 0 picks a free one', default: 3000 },
+  // Loopback, so a fresh start is not reachable from the network.
+  HOST: { read: text, help: 'interface to listen on', default: '127.0.0.1' },
   PLANT_STORE_TOKENS: {
     read: tokens,
-    help: 'comma-separated bearer tokens (default: one random token, printed on stderr)',
+    help: 'comma-separated bearer tokens',
+    whenUnset: 'one random token, printed on stderr',
   },
   PLANT_STORE_JWKS_URL: {
     read: jwksUrl,
@@ -59,94 +68,123 @@ export const SETTINGS = {
   PLANT_STORE_JWT_AUDIENCE: { read: text, help: 'JWT mode: the audience (required)' },
   PLANT_STORE_JWT_ALGORITHMS: {
     read: list('algorithm', 'comma-separated list'),
-    help: 'JWT mode: allowlist (default: RS256,PS256,ES256,EdDSA)',
+    help: 'JWT mode: allowlist',
+    // createJwtVerifier's DEFAULT_JWT_ALGORITHMS: importing it here would load jose.
+    whenUnset: 'RS256,PS256,ES256,EdDSA',
   },
   DATABASE_URL: {
     read: postgresUrl,
-    help: 'postgres:// URL: plants in PostgreSQL (default: in memory)',
+    help: 'postgres:// URL: plants in PostgreSQL',
+    whenUnset: 'in memory',
   },
   PLANT_STORE_CORS_ORIGINS: {
     read: corsOrigins,
-    help: '* or comma-separated origins browsers may call from, each exact (https://app.example.com) or a subdomain pattern (https://*.example.com: not example.com itself) (default: off)',
+    help: '* or comma-separated origins browsers may call from, each exact (https://app.example.com) or a subdomain pattern (https://*.example.com: not example.com itself)',
+    whenUnset: 'off',
   },
   PLANT_STORE_PUBLIC_URL: {
     read: publicUrl,
-    help: 'the URL clients use, such as https://api.example.com/v1: the OpenAPI document names it (default: the relative server, the base path or /)',
+    help: 'the URL clients use, such as https://api.example.com/v1: the OpenAPI document names it',
+    whenUnset: 'the relative server, the base path or /',
   },
   PLANT_STORE_BASE_PATH: {
     read: basePath,
-    help: "the path the routes and /docs are under, / or such as /api (default: the public URL's path, else /)",
+    help: 'the path the routes and /docs are under, / or such as /api',
+    whenUnset: "the public URL's path, else /",
   },
   PLANT_STORE_LOG: {
     read: logSettings,
-    help: 'json, text or off, and info, warn or error; on stdout, dropped (said once on stderr) if its reader goes away (default: json, or text on a terminal; info)',
+    help: 'json, text or off, and info, warn or error; on stdout, dropped (said once on stderr) if its reader goes away',
+    default: DEFAULT_LOG,
+    whenUnset: 'json, or text on a terminal; info',
   },
   PLANT_STORE_ADMIN_PORT: {
     read: port,
-    help: 'port of /livez, /readyz (from a check at most 1 s old), /metrics (default: none)',
+    help: 'port of /livez, /readyz (from a check at most 1 s old), /metrics',
+    whenUnset: 'none',
   },
-  PLANT_STORE_ADMIN_HOST: { read: text, help: 'interface of the admin port (default: 127.0.0.1)' },
+  PLANT_STORE_ADMIN_HOST: { read: text, help: 'interface of the admin port', default: '127.0.0.1' },
   PLANT_STORE_MAX_BODY_BYTES: {
-    read: integer(1, Number.MAX_SAFE_INTEGER),
-    help: 'largest body accepted (default: 102400)',
+    read: count,
+    help: 'largest body accepted',
+    default: DEFAULT_MAX_BODY_BYTES,
   },
-  PLANT_STORE_TIMEOUT_MS: { read: milliseconds, help: 'deadline of one create (default: 10000)' },
+  PLANT_STORE_TIMEOUT_MS: {
+    read: milliseconds,
+    help: 'deadline of one create',
+    default: DEFAULT_TIMEOUT_MS,
+  },
   PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS: {
     read: milliseconds,
-    help: 'idle keep-alive connections close after (default: 65000)',
+    help: 'idle keep-alive connections close after',
+    // Longer than the 60 s idle timeout of common load balancers.
+    default: 65_000,
   },
   PLANT_STORE_HEADERS_TIMEOUT_MS: {
     read: milliseconds,
-    help: 'time to send the headers (default: 10000)',
+    help: 'time to send the headers',
+    default: 10_000,
   },
   PLANT_STORE_REQUEST_TIMEOUT_MS: {
     read: milliseconds,
-    help: 'time to send the whole request (default: 30000)',
+    help: 'time to send the whole request',
+    default: 30_000,
   },
   PLANT_STORE_PG_POOL_MAX: {
     read: integer(1, 10_000),
-    help: 'most PostgreSQL connections (default: 10)',
+    help: 'most PostgreSQL connections',
+    default: 10,
   },
   PLANT_STORE_PG_MAX_BATCH: {
     read: integer(1, 10_000),
-    help: 'most creates sent together in one PostgreSQL statement (default: 100)',
+    help: 'most creates sent together in one PostgreSQL statement',
+    default: 100,
   },
   PLANT_STORE_PG_MAX_IN_FLIGHT: {
     read: integer(1, 1_000),
-    help: 'most PostgreSQL statements of creates in flight; past it creates wait and batch (default: 4)',
+    help: 'most PostgreSQL statements of creates in flight; past it creates wait and batch',
+    default: 4,
   },
   PLANT_STORE_PG_PREPARE: {
     read: flag,
-    help: 'true: each PostgreSQL statement prepared once per connection; false: unnamed, for a pooler that drops prepared statements (found at its first refusal otherwise) (default: true)',
+    help: 'true: each PostgreSQL statement prepared once per connection; false: unnamed, for a pooler that drops prepared statements (found at its first refusal otherwise)',
+    default: true,
   },
   PLANT_STORE_MAX_PLANTS: {
-    read: integer(1, Number.MAX_SAFE_INTEGER),
-    help: 'most plants kept in memory; past it a new id gets 507 (default: no cap)',
+    read: count,
+    help: 'most plants kept in memory; past it a new id gets 507',
+    whenUnset: 'no cap',
   },
   PLANT_STORE_MAX_CONNECTIONS: {
     read: integer(1, 1_000_000),
-    help: 'most connections open at once; past it the one idle the longest is closed, and a new one refused only while all are busy (default: 4096, less under a low ulimit -n)',
+    help: 'most connections open at once, fewer under a low ulimit -n; past it the one idle the longest is closed, and a new one refused only while all are busy',
+    default: 4096,
   },
-} satisfies Record<string, Setting>;
+} satisfies Record<string, Setting<unknown>>;
 
 export type SettingName = keyof typeof SETTINGS;
 
-/** Each setting's value, `undefined` when it is unset. */
+type ValueOf<S> = S extends { readonly read: Reader<infer T> } ? T : never;
+
+/** Each setting's value: its default when unset, or `undefined` where it has none. */
 export type SettingValues = {
-  readonly [N in SettingName]: (typeof SETTINGS)[N]['read'] extends Reader<infer T>
-    ? T | undefined
-    : never;
+  readonly [N in SettingName]: (typeof SETTINGS)[N] extends { readonly default: unknown }
+    ? ValueOf<(typeof SETTINGS)[N]>
+    : ValueOf<(typeof SETTINGS)[N]> | undefined;
 };
 
-/** Every present setting read by its table entry, or the first problem in table order. */
+/** Every setting read by its table entry, or the first problem in table order. */
 export function readValues(env: SettingsEnv): Read<SettingValues> {
   const values: Record<string, unknown> = {};
-  for (const [name, { read }] of Object.entries(SETTINGS)) {
+  for (const [name, setting] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
     const raw = env[name];
-    if (raw === undefined) continue;
-    const found = read(raw, name);
-    if (found.problem !== undefined) return found;
-    values[name] = found.value;
+    if (raw === undefined) {
+      values[name] = setting.default;
+      continue;
+    }
+    const read = setting.read(raw, name);
+    if (read.problem !== undefined) return read;
+    values[name] = read.value;
   }
   return { value: values as SettingValues };
 }

@@ -68,30 +68,30 @@ export interface LocationSettings {
   readonly basePath: string;
 }
 
-/** The limits, each from its `PLANT_STORE_*` setting; `undefined` keeps the library's default. */
+/** The limits, each from its `PLANT_STORE_*` setting or its default in `SETTINGS`. */
 export interface Limits {
   /** `PLANT_STORE_MAX_BODY_BYTES`: the largest body accepted. */
-  readonly maxBodyBytes: number | undefined;
+  readonly maxBodyBytes: number;
   /** `PLANT_STORE_TIMEOUT_MS`: the deadline of one create. */
-  readonly timeoutMs: number | undefined;
+  readonly timeoutMs: number;
   /** `PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS`: how long an idle connection stays open. */
   readonly keepAliveTimeoutMs: number;
   /** `PLANT_STORE_HEADERS_TIMEOUT_MS`: how long a client has to send its headers. */
-  readonly headersTimeoutMs: number | undefined;
+  readonly headersTimeoutMs: number;
   /** `PLANT_STORE_REQUEST_TIMEOUT_MS`: how long a client has to send its whole request. */
-  readonly requestTimeoutMs: number | undefined;
+  readonly requestTimeoutMs: number;
   /** `PLANT_STORE_PG_POOL_MAX`: the most PostgreSQL connections. */
-  readonly pgPoolMax: number | undefined;
+  readonly pgPoolMax: number;
   /** `PLANT_STORE_PG_MAX_BATCH`: the most creates in one statement (`maxBatchSize`). */
-  readonly pgMaxBatch: number | undefined;
+  readonly pgMaxBatch: number;
   /** `PLANT_STORE_PG_MAX_IN_FLIGHT`: the most statements of creates in flight (`maxInFlight`). */
-  readonly pgMaxInFlight: number | undefined;
+  readonly pgMaxInFlight: number;
   /** `PLANT_STORE_PG_PREPARE`: whether statements are named, prepared once per connection. */
   readonly pgPrepare: boolean;
-  /** `PLANT_STORE_MAX_PLANTS`: the most plants the memory store keeps. */
+  /** `PLANT_STORE_MAX_PLANTS`: the most plants the memory store keeps, or no cap. */
   readonly maxPlants: number | undefined;
   /** `PLANT_STORE_MAX_CONNECTIONS`: the most connections open at once. */
-  readonly maxConnections: number | undefined;
+  readonly maxConnections: number;
 }
 
 /** Where the admin listener listens (`PLANT_STORE_ADMIN_PORT`, `PLANT_STORE_ADMIN_HOST`). */
@@ -153,9 +153,7 @@ export function parseSettings(env: SettingsEnv): ParseSettingsResult {
   const read = readValues(env);
   if (read.problem !== undefined) return { ok: false, error: read.problem };
   const values = read.value;
-  const { PLANT_STORE_HEADERS_TIMEOUT_MS: headers, PLANT_STORE_REQUEST_TIMEOUT_MS: request } =
-    values;
-  if ((headers ?? 10_000) > (request ?? 30_000)) {
+  if (values.PLANT_STORE_HEADERS_TIMEOUT_MS > values.PLANT_STORE_REQUEST_TIMEOUT_MS) {
     return {
       ok: false,
       error: 'PLANT_STORE_HEADERS_TIMEOUT_MS must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS',
@@ -219,13 +217,12 @@ function combinationProblem(env: SettingsEnv): string | undefined {
   return undefined;
 }
 
-/** The values shaped as `main.ts` uses them, defaults filled in where the CLI has its own. */
+/** The values shaped as `main.ts` uses them. */
 function settingsOf(v: SettingValues): Settings {
   const publicUrl = v.PLANT_STORE_PUBLIC_URL;
   return {
-    port: v.PORT ?? 3000,
-    // Loopback by default, so a fresh start is not reachable from the network.
-    host: v.HOST ?? '127.0.0.1',
+    port: v.PORT,
+    host: v.HOST,
     auth: authOf(v),
     storage:
       v.DATABASE_URL === undefined ? { kind: 'memory' } : { kind: 'postgres', url: v.DATABASE_URL },
@@ -239,22 +236,21 @@ function settingsOf(v: SettingValues): Settings {
     limits: {
       maxBodyBytes: v.PLANT_STORE_MAX_BODY_BYTES,
       timeoutMs: v.PLANT_STORE_TIMEOUT_MS,
-      // Longer than the 60 s idle timeout of common load balancers.
-      keepAliveTimeoutMs: v.PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS ?? 65_000,
+      keepAliveTimeoutMs: v.PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS,
       headersTimeoutMs: v.PLANT_STORE_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: v.PLANT_STORE_REQUEST_TIMEOUT_MS,
       pgPoolMax: v.PLANT_STORE_PG_POOL_MAX,
       pgMaxBatch: v.PLANT_STORE_PG_MAX_BATCH,
       pgMaxInFlight: v.PLANT_STORE_PG_MAX_IN_FLIGHT,
-      pgPrepare: v.PLANT_STORE_PG_PREPARE ?? true,
+      pgPrepare: v.PLANT_STORE_PG_PREPARE,
       maxPlants: v.PLANT_STORE_MAX_PLANTS,
       maxConnections: v.PLANT_STORE_MAX_CONNECTIONS,
     },
-    log: v.PLANT_STORE_LOG ?? { format: 'auto', level: 'info' },
+    log: v.PLANT_STORE_LOG,
     admin:
       v.PLANT_STORE_ADMIN_PORT === undefined
         ? undefined
-        : { port: v.PLANT_STORE_ADMIN_PORT, host: v.PLANT_STORE_ADMIN_HOST ?? '127.0.0.1' },
+        : { port: v.PLANT_STORE_ADMIN_PORT, host: v.PLANT_STORE_ADMIN_HOST },
   };
 }
 

@@ -7,6 +7,9 @@
  * @module
  */
 
+/** How long a graceful stop lets in-flight requests finish. */
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
+
 /** How long after a first signal another one counts as the same. */
 export const REPEAT_GRACE_MS = 1_000;
 

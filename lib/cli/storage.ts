@@ -81,7 +81,7 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
   const pool = new driver.Pool({
     connectionString: url,
     application_name: 'plant-store',
-    ...(settings.limits.pgPoolMax === undefined ? {} : { max: settings.limits.pgPoolMax }),
+    max: settings.limits.pgPoolMax,
     ...POOL_LIMITS,
   });
   // An idle connection the server or the network dropped: the pool discards it and opens a new

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { helpText } from '../../lib/cli/help.ts';
 import { SETTINGS } from '../../lib/cli/settings-table.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../../lib/index.ts';
+import { DEFAULT_JWT_ALGORITHMS } from '../../lib/jwt.ts';
 
 describe('helpText', () => {
   it('lists every setting the standalone server reads', () => {
@@ -23,5 +25,27 @@ describe('helpText', () => {
     assert.match(helpText(), /In production: node node_modules\/plant-store\/bin\/plant-store\.js/);
     assert.match(helpText(), /Every timeout is at least 1 ms/);
     assert.match(helpText(), /printed on stderr/);
+  });
+
+  it("prints the store's defaults and the JWT allowlist createJwtVerifier applies when unset", () => {
+    assert.match(
+      helpText(),
+      new RegExp(
+        `PLANT_STORE_MAX_BODY_BYTES +largest body accepted \\(default: ${DEFAULT_MAX_BODY_BYTES}\\)`,
+      ),
+    );
+    assert.match(
+      helpText(),
+      new RegExp(
+        `PLANT_STORE_TIMEOUT_MS +deadline of one create \\(default: ${DEFAULT_TIMEOUT_MS}\\)`,
+      ),
+    );
+    // The table cannot import it: plant-store/jwt loads jose, which the server loads on demand.
+    assert.match(
+      helpText(),
+      new RegExp(
+        `PLANT_STORE_JWT_ALGORITHMS +JWT mode: allowlist \\(default: ${DEFAULT_JWT_ALGORITHMS.join(',')}\\)`,
+      ),
+    );
   });
 });

@@ -16,7 +16,7 @@ function errorOf(env: Record<string, string>): string {
 }
 
 describe('parseSettings', () => {
-  it('returns port 3000, host 127.0.0.1, a random token and memory storage when nothing is set', () => {
+  it('returns port 3000, host 127.0.0.1, a random token, memory storage and the default limits when nothing is set', () => {
     assert.deepEqual(parseSettings({}), {
       ok: true,
       settings: {
@@ -27,17 +27,17 @@ describe('parseSettings', () => {
         cors: undefined,
         location: { publicUrl: undefined, basePath: '' },
         limits: {
-          maxBodyBytes: undefined,
-          timeoutMs: undefined,
+          maxBodyBytes: 102_400,
+          timeoutMs: 10_000,
           keepAliveTimeoutMs: 65_000,
-          headersTimeoutMs: undefined,
-          requestTimeoutMs: undefined,
-          pgPoolMax: undefined,
-          pgMaxBatch: undefined,
-          pgMaxInFlight: undefined,
+          headersTimeoutMs: 10_000,
+          requestTimeoutMs: 30_000,
+          pgPoolMax: 10,
+          pgMaxBatch: 100,
+          pgMaxInFlight: 4,
           pgPrepare: true,
           maxPlants: undefined,
-          maxConnections: undefined,
+          maxConnections: 4096,
         },
         log: { format: 'auto', level: 'info' },
         admin: undefined,
@@ -361,9 +361,9 @@ describe('parseSettings', () => {
       keepAliveTimeoutMs: 1,
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20_000,
-      pgPoolMax: undefined,
-      pgMaxBatch: undefined,
-      pgMaxInFlight: undefined,
+      pgPoolMax: 10,
+      pgMaxBatch: 100,
+      pgMaxInFlight: 4,
       pgPrepare: true,
       maxPlants: 1000,
       maxConnections: 512,
