@@ -1,13 +1,9 @@
 /**
  * The admin listener, on a port of its own so that the API's routes stay exactly the
- * contract's: `GET /livez` (the process answers), `GET /readyz` (`200` only when every
- * dependency can serve and the server is not shutting down; `503` otherwise, naming the check
- * that failed) and `GET /metrics` (Prometheus text).
- *
- * Readiness asks the dependencies at most once a second, however many probes arrive: a probe
- * flood must not become a query flood on the pool the API serves from. The port needs no
- * credentials, so `/readyz` says which check failed and never an error's text (a hostname, a
- * database name): the error goes to the log.
+ * contract's: `/livez`, `/readyz` and `/metrics`. Readiness asks the dependencies at most once
+ * per `READY_CACHE_MS`, so that a probe flood does not become a query flood on the API's pool.
+ * The port needs no credentials, so `/readyz` names the failed check and never an error's text
+ * (a hostname, a database name): that goes to the log.
  *
  * @module
  */
@@ -17,64 +13,45 @@ import type { AddressInfo } from 'node:net';
 import type { AdminSettings } from './settings.ts';
 import { pathOf } from '../store/url-path.ts';
 
-/** What one readiness check found. */
 export interface ReadinessResult {
-  /** Whether the dependency can serve now. */
   readonly ok: boolean;
-  /** The dependency's state, shown under `details` (the JWKS keys' age): never an error's text. */
+  /** Shown under `details` (the JWKS keys' age): never an error's text. */
   readonly detail?: Readonly<Record<string, unknown>> | undefined;
-  /** What went wrong (even while still ready, as a failed refetch), for the log only. */
+  /** For the log only; it may come while still ready, as a failed refetch. */
   readonly error?: unknown;
 }
 
-/** One readiness check: its name, and an async look at its dependency. */
 export interface ReadinessCheck {
-  /** The name `/readyz` reports it under, such as `storage` or `jwks`. */
+  /** `storage`, `jwks`. */
   readonly name: string;
-  /** Looks at the dependency; a throw or a rejection counts as not ready, and is logged. */
+  /** A throw or a rejection counts as not ready, and is logged. */
   readonly ready: () => Promise<ReadinessResult>;
 }
 
-/** How long one look at the dependencies answers `/readyz`. */
 export const READY_CACHE_MS = 1_000;
 
-/** What `/readyz` answers with, but for the shutdown check. */
 interface Findings {
   readonly checks: Record<string, boolean>;
   readonly details: Record<string, ReadinessResult['detail']>;
 }
 
-/** What the admin listener serves. */
 export interface AdminSources {
-  /** The readiness checks (the database, the JWKS). */
   readonly checks: readonly ReadinessCheck[];
-  /** Whether the server is shutting down: then it is not ready. */
   readonly stopping: () => boolean;
-  /** The metrics, as Prometheus text. */
   readonly metrics: () => string;
-  /** What is saturated now (connections being refused), reported without changing the status. */
+  /** Reported beside the checks, never changing the status. */
   readonly saturation: () => Readonly<Record<string, unknown>> | undefined;
-  /** Hears what a check found wrong: the log. */
   readonly report: (check: string, error: unknown) => void;
 }
 
-/** A running admin listener. */
 export interface AdminHandle {
-  /** Its URL, with the real port. */
   readonly url: string;
-  /** Stops it. */
   close(): Promise<void>;
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/**
- * Starts the admin listener.
- *
- * @param settings Where it listens.
- * @param sources What it answers with.
- * @returns Its handle, once it listens; rejects when it cannot.
- */
+/** Resolves once it listens. */
 export function startAdminServer(
   settings: AdminSettings,
   sources: AdminSources,
@@ -132,10 +109,7 @@ export function startAdminServer(
   });
 }
 
-/**
- * The checks' findings, looked at again only when the last look started `READY_CACHE_MS` ago or
- * more; probes that arrive meanwhile share it, even while it runs.
- */
+/** Probes within `READY_CACHE_MS` of a look share it, even while it runs. */
 function cached(
   checks: readonly ReadinessCheck[],
   report: AdminSources['report'],
@@ -150,7 +124,6 @@ function cached(
   };
 }
 
-/** Every check's finding; a check that throws or rejects counts as not ready. */
 async function look(
   checks: readonly ReadinessCheck[],
   report: AdminSources['report'],

@@ -1,8 +1,7 @@
 /**
- * The standalone server's verifier, as the auth settings ask: a fixed token list, one random
- * token (printed once), or JWT mode, where jose is loaded and the JWKS is fetched before anything
- * listens, so that a wrong URL or a key server away is found at start. In JWT mode `/readyz`
- * reports the keys as the verifier sees them.
+ * The standalone server's verifier: a fixed token list, one random token, or JWT mode, where
+ * the JWKS is fetched before anything listens, so that a wrong URL or a key server away is found
+ * at start.
  *
  * @module
  */
@@ -16,21 +15,15 @@ import { redactUrl } from '../guards/redact-url.ts';
 import { fail, oneLine } from './fail.ts';
 import { loadJwtVerifier } from './load-optional.ts';
 
-/** The verifier, the token made for it (random-token mode) and what the start-up line says of it. */
 export interface VerifierChoice {
   readonly verifier: TokenVerifier;
   readonly generatedToken?: string;
-  /** The auth mode, for the start-up line: never a secret. */
+  /** For the start-up line: never a secret. */
   readonly mode: string;
-  /** In JWT mode, the JWKS readiness check: ready while the keys serve, with their state. */
   readonly readiness?: ReadinessCheck;
 }
 
-/**
- * Creates the verifier the settings ask for; in JWT mode jose is loaded here, and only here,
- * and the JWKS fetched. Prints one line and exits on failure: 1 for what cannot be loaded or
- * reached, 2 for JWT settings jose refuses.
- */
+/** Exits 1 for what cannot be loaded or reached, 2 for JWT settings jose refuses. */
 export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice> {
   if (auth.kind === 'tokens') {
     return {
@@ -39,7 +32,7 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
     };
   }
   if (auth.kind === 'random-token') {
-    // Web Crypto rather than node:crypto: 32 random bytes, base64url (a valid RFC 6750 b64token).
+    // base64url is a valid RFC 6750 b64token.
     const token = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
     return {
       verifier: createStaticTokenVerifier([token]),
@@ -59,16 +52,13 @@ export async function createVerifier(auth: AuthSettings): Promise<VerifierChoice
   let verifier: JwtVerifier;
   try {
     const { jwksUrl, issuer, audience } = auth;
-    // Names from the environment: createJwtVerifier checks each at run time.
     const algorithms = auth.algorithms as readonly JwtAlgorithm[] | undefined;
     verifier = jwt.createJwtVerifier({ jwksUrl, issuer, audience, algorithms });
   } catch (error) {
-    // createJwtVerifier refuses what the settings parser cannot check without jose: `none`,
-    // HMAC and unknown algorithm names. Its TypeError says which.
+    // What the settings parser cannot check without jose: `none`, HMAC, unknown names.
     fail(2, `bad JWT settings: ${oneLine(error)}`);
   }
-  // Fetched through the verifier, so that a server that cannot verify any token never starts
-  // and the keys it serves with are the ones /readyz reports.
+  // Through the verifier, so that the keys it serves with are the ones /readyz reports.
   await verifier.reload().catch((error: unknown) => {
     fail(1, `cannot fetch the JWKS at ${redactUrl(auth.jwksUrl)}: ${oneLine(error)}`);
   });

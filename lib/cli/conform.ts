@@ -1,9 +1,6 @@
 /**
  * `plant-store conform <base-url> --token <token>`: any running server that claims the Plant
- * Store API, checked against the contract by `checkServer` from `plant-store/testing`. Prints
- * TAP as each check ends and a short summary; `--junit FILE` also writes JUnit XML; `--mounted`
- * skips the check a host owns when the API is mounted in one. Exits 0 when no check failed, 1
- * when one failed, 2 for a usage error or a JUnit file it cannot write.
+ * Store API, checked against the contract by `checkServer` (`USAGE` says the rest).
  *
  * @module
  */
@@ -15,11 +12,9 @@ import { type CheckResult, checkServer } from '../testing.ts';
 import { oneLine } from './fail.ts';
 import { junitXml, tapResult, tapSummary } from './conform-report.ts';
 
-/** Where the command writes; the process's streams unless a test passes its own. */
+/** The process's streams, unless a test passes its own. */
 export interface ConformOutput {
-  /** Standard output: the TAP stream. */
   readonly stdout: { write(text: string): unknown };
-  /** Standard error: usage errors. */
   readonly stderr: { write(text: string): unknown };
 }
 
@@ -37,18 +32,7 @@ Exit code: 0 when no check failed, 1 when one failed, 2 for a usage error (or an
 --junit FILE).
 `;
 
-/**
- * Runs the command.
- *
- * @param args The arguments after `conform`.
- * @param output Where to write.
- * @returns The exit code.
- * @example
- * ```ts
- * const code = await runConform(['http://127.0.0.1:3000', '--token', 's3cr3t']);
- * process.exit(code);
- * ```
- */
+/** Runs the command on the arguments after `conform`; resolves to the exit code. */
 export async function runConform(
   args: readonly string[],
   output: ConformOutput = process,
@@ -120,7 +104,7 @@ export async function runConform(
   return results.every((result) => result.error === undefined) ? 0 : 1;
 }
 
-/** A decimal integer argument: `undefined` when absent, `null` when not an integer. */
+/** `undefined` when absent, `null` when not a decimal integer. */
 function integer(text: string | undefined): bigint | undefined | null {
   if (text === undefined) return undefined;
   return /^\d+$/.test(text) ? BigInt(text) : null;

@@ -1,12 +1,10 @@
 /**
  * How the standalone server stops before it serves: one line on stderr, never a stack or a
- * secret, and an exit code the contract names (2 for bad settings, 1 for what cannot be
- * reached or loaded).
+ * secret; exit 2 for bad settings, 1 for what cannot be reached or loaded.
  *
  * @module
  */
 
-/** An error as one short line: its message (or code, or name), without a stack. */
 export function oneLine(error: unknown): string {
   let text: string;
   if (error instanceof Error) {
@@ -19,7 +17,6 @@ export function oneLine(error: unknown): string {
   return text.replace(/\s*\n\s*/g, ' ');
 }
 
-/** Prints one line on stderr and exits with `code`. */
 export function fail(code: number, message: string): never {
   process.stderr.write(`plant-store: ${message}\n`);
   process.exit(code);

@@ -1,6 +1,6 @@
 /**
- * What `plant-store --help` and `--version` print: the usage (the `conform` command's too) and
- * every setting of `SETTINGS`; and the package's version, from its `package.json`.
+ * What `plant-store --help` and `--version` print: the usage and every setting of `SETTINGS`
+ * with its default; the package's version.
  *
  * @module
  */
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { type Setting, SETTINGS } from './settings-table.ts';
 import { REPEAT_GRACE_MS, SHUTDOWN_TIMEOUT_MS } from './signals.ts';
 
-/** The package's version, from the `package.json` two folders up (from `lib/cli` or `dist/cli`). */
+/** From the `package.json` two folders up, from `lib/cli` or `dist/cli`. */
 export function packageVersion(): string {
   const manifest = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   return (JSON.parse(manifest) as { version: string }).version;
@@ -18,7 +18,7 @@ export function packageVersion(): string {
 const NAME_WIDTH = 36;
 const WIDTH = 100;
 
-/** `words` wrapped at `WIDTH`, the lines after the first indented to the description column. */
+/** Lines after the first are indented to the description column. */
 function wrap(words: string): string {
   const lines: string[] = [];
   let line = '';
@@ -33,13 +33,11 @@ function wrap(words: string): string {
   return [...lines, line].join(`\n${' '.repeat(NAME_WIDTH)}`);
 }
 
-/** A setting's `--help` line, its default from the table. */
 function describe({ help, default: value, whenUnset }: Setting<unknown>): string {
   const shown = whenUnset ?? (value === undefined ? undefined : String(value));
   return shown === undefined ? help : `${help} (default: ${shown})`;
 }
 
-/** The `--help` text. */
 export function helpText(): string {
   const settings = Object.entries(SETTINGS).map(
     ([name, setting]) => `  ${name.padEnd(NAME_WIDTH - 2)}${wrap(describe(setting))}\n`,

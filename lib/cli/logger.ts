@@ -1,12 +1,8 @@
 /**
- * The standalone server's log: one line per request and one per error, JSON when stdout is not
- * a terminal (for a log collector) and readable text when it is. Never a token or a body: a
- * request line holds the id, method, path, status, duration and sizes only. The same error
- * repeated (a database down, a JWKS server away) is written once, then summarised.
- *
- * A JSON-lines writer of our own rather than a logging library: every package the standalone
- * server needs is installed by every embedder too, and this one job is a few lines. Lines are
- * written once per event-loop turn, not one system call each.
+ * The standalone server's log: a line per request and per error, JSON unless stdout is a
+ * terminal, never a token or a body; the same error repeated is written once, then summarised.
+ * Our own writer rather than a logging library: every package the server needs is installed by
+ * every embedder too, and this one job is a few lines.
  *
  * @module
  */
@@ -16,37 +12,27 @@ import type { RequestRecord } from '../node.ts';
 import { jsonString } from '../operation/json-text.ts';
 import type { LogSettings } from './settings.ts';
 
-/** The log's lines, by what they report. */
 export interface Logger {
-  /** Whether access lines are written: when not, nothing need follow a request for them. */
+  /** When false, nothing need follow a request for its line. */
   readonly logsRequests: boolean;
-  /** An access line, at `info`. */
   request(record: RequestRecord): void;
-  /** An unexpected error, at `error`, repeats summarised; `check` names a readiness check. */
+  /** `check` names a readiness check. */
   error(error: unknown, context?: ErrorContext & { readonly check?: string }): void;
-  /** A line of the server's life (started, stopping), at `info`. */
   info(message: string, fields?: Readonly<Record<string, unknown>>): void;
-  /** Something an operator should act on, at `warn`. */
   warn(message: string, fields?: Readonly<Record<string, unknown>>): void;
-  /** Writes what is buffered now (before the process exits). */
   flush(): void;
 }
 
-/** Where the log goes: `process.stdout` fits. */
+/** `process.stdout` fits. */
 export interface LogOutput {
-  /** Whether it is a terminal: then text, unless the settings say otherwise. */
   readonly isTTY?: boolean | undefined;
   write(text: string): unknown;
 }
 
 /**
- * A stream (`process.stdout`) as the log's output, for a reader that may go away (`npm start |
- * head -1`): once the stream fails (EPIPE), lines are dropped, `note` hears it once, and the
- * server keeps serving, where the stream's unheard 'error' event would have stopped it.
- *
- * @param stream Where lines go while it can take them.
- * @param note Hears, once, that lines are dropped from now on (stderr fits).
- * @returns The output, for `createLogger` and the readiness line.
+ * `stream` for a reader that may go away (`npm start | head -1`): once it fails, lines are
+ * dropped, `note` hears it once, and the server keeps serving, where the stream's unheard
+ * 'error' event would have stopped it.
  */
 export function droppingOutput(
   stream: NodeJS.WritableStream & { readonly isTTY?: boolean | undefined },
@@ -64,23 +50,11 @@ export function droppingOutput(
 }
 
 const LEVELS = { info: 0, warn: 1, error: 2 } as const;
-/**
- * Lines are written in batches: at this many characters, or this long after the first line of
- * a batch, so that a busy server makes one write for many requests rather than one for each.
- */
+// Written in batches, so that a busy server makes one write for many requests.
 const FLUSH_BYTES = 16_384;
 const FLUSH_DELAY_MS = 50;
-
-/** How long the same error is summarised rather than written again. */
 const REPEAT_WINDOW_MS = 10_000;
 
-/**
- * Creates the log the settings ask for.
- *
- * @param settings The format and level (`PLANT_STORE_LOG`).
- * @param output Where lines go.
- * @returns The logger; with `off`, every method does nothing.
- */
 export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   const format =
     settings.format === 'auto' ? (output.isTTY === true ? 'text' : 'json') : settings.format;
@@ -100,7 +74,6 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
     if (buffer.length >= FLUSH_BYTES) flush();
     else timer ??= setTimeout(flush, FLUSH_DELAY_MS);
   };
-  // One ISO time string per millisecond, however many lines share it.
   let timeMs = 0;
   let timeText = '';
   const now = (): string => {
@@ -121,7 +94,6 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
     );
   };
 
-  // The same error, repeated: written once, then counted and summarised each window.
   let lastKey: string | undefined;
   let repeats = 0;
   let lastFields: object = {};
@@ -139,15 +111,11 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   window.unref();
 
   const logsRequests = format !== 'off' && threshold <= LEVELS.info;
-  // A request line as JSON, the same text `JSON.stringify` gives for its fields in this order,
-  // written out: it is the one line per request, so its cost is the log's cost. Strings a client
-  // chose go through `jsonString`. What repeats from line to line is made once: the opening,
-  // once per millisecond; the method and path, when they change.
-  //
-  // Unset until the first line, whose time, method and path may be anything (a request the
-  // parser refused has an empty method and path).
+  // The text `JSON.stringify` gives for these fields, written out: it is the one line per
+  // request, so its cost is the log's. The parts that repeat are made again only when they change.
   let openingTime: string | undefined;
   let opening = '';
+  // Not '': a request the parser refused has an empty method and path.
   let method: string | undefined;
   let path: string | undefined;
   let methodAndPath = '';
@@ -215,7 +183,6 @@ export function createLogger(settings: LogSettings, output: LogOutput): Logger {
   };
 }
 
-/** An error as a log's fields: name, code, message and stack, each on one line. */
 function describeError(error: unknown): {
   name: string;
   code?: string | undefined;
@@ -232,7 +199,7 @@ function describeError(error: unknown): {
   };
 }
 
-/** Fields as text: `name=value`, a nested error by its name and message, the stack left out. */
+/** `name=value`; an error by its name and message, without its stack. */
 function textFields(fields: object): string {
   let text = '';
   for (const [name, value] of Object.entries(fields)) {

@@ -1,16 +1,8 @@
 /**
- * The standalone server (`npm start`, the `plant-store` bin): the plant store over `node:http`
- * with the interactive API reference at `/docs`; plants in memory or in PostgreSQL; bearer
- * tokens from a list or, in JWT mode, checked against a JWKS. For operators: a log line per
- * request and per error, an `X-Request-Id` on every response, an optional admin listener with
- * `/livez`, `/readyz` and `/metrics`, and a graceful stop on SIGINT/SIGTERM.
- *
- * Settings come from the environment (`settings.ts`; `--help` lists them). Bad settings print
- * one line on stderr and exit 2 before anything listens; what cannot be loaded or reached at
- * start (`pg`, jose, the database, the JWKS) prints one line and exits 1. Ready, it prints
- * `plant-store listening on http://HOST:PORT` on stdout; a token it generated goes to stderr
- * (`plant-store token: <token>`), so that stdout, which a log shipper may read, carries only
- * log lines and that readiness line.
+ * The standalone server (`npm start`, the `plant-store` bin): the plant store and `/docs` over
+ * `node:http`, set from the environment. Bad settings exit 2 before anything listens, what
+ * cannot be loaded or reached exits 1; stdout, which a log shipper may read, carries only log
+ * lines and the `plant-store listening on …` line.
  *
  * @module
  */
@@ -54,7 +46,6 @@ let admin: AdminHandle | undefined;
 let telemetry: Telemetry | undefined;
 let stopping = false;
 
-/** Ends the process once the log is written. */
 function exit(code: number): never {
   log.flush();
   process.exit(code);
@@ -126,9 +117,7 @@ try {
       refusals.refused();
     },
     requestIds: true,
-    // A request is followed to its end only for what reads its record, the access log or the
-    // metrics: with neither, it costs just its id (`npm run bench -- --servers
-    // standalone-quiet,plant-store`).
+    // Followed to its end only for the access log or the metrics: without them, it costs its id.
     onRequestStart: metrics?.requestStarted,
     onRequestEnd:
       metrics === undefined && !log.logsRequests

@@ -1,8 +1,5 @@
 /**
- * The standalone server's metrics, in the Prometheus text exposition format (version 0.0.4):
- * requests by route and status, a latency histogram by route, requests in flight, connections
- * refused at the cap, plants created, replays and conflicts, the PostgreSQL pool, and the
- * process. A few counters and one
+ * The standalone server's metrics as Prometheus text (version 0.0.4): a few counters and one
  * histogram of our own rather than a metrics library, for the same reason as the log's.
  *
  * @module
@@ -13,43 +10,32 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CREATE_CHANNEL, type CreateChannelMessage } from '../index.ts';
 import type { RequestRecord } from '../node.ts';
 
-/** Latency buckets, in seconds: from a fast create to the store's deadline. */
+/** Seconds, from a fast create to the store's deadline. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** What the metrics read of a PostgreSQL pool (`pg.Pool` has these). */
+/** `pg.Pool` has these. */
 export interface PoolCounts {
   readonly totalCount: number;
   readonly idleCount: number;
   readonly waitingCount: number;
 }
 
-/** The server's metrics, fed by its hooks and read by the admin listener. */
 export interface Metrics {
-  /** A request arrived. */
   requestStarted(): void;
-  /** A request is over. */
   requestEnded(record: RequestRecord): void;
-  /** A new connection was refused: every open one was busy at the cap. */
   connectionRefused(): void;
-  /** Counts what every create came to, heard on the `plant-store:create` channel; returns what stops it. */
+  /** Hears every create's outcome on the create channel; returns what stops it. */
   countCreates(): () => void;
-  /** Everything, as Prometheus text. */
   exposition(): string;
 }
 
-/** The route a path belongs to: a label with few values, whatever clients ask for. */
+/** A label with few values, whatever paths clients ask for. */
 function routeOf(path: string): string {
   if (path === '/plants' || path === '/openapi.json') return path;
   if (path === '/docs' || path.startsWith('/docs/')) return '/docs';
   return 'other';
 }
 
-/**
- * Creates the metrics.
- *
- * @param pool The PostgreSQL pool, when plants are stored there.
- * @returns The metrics.
- */
 export function createMetrics(pool?: PoolCounts): Metrics {
   const requests = new Map<string, number>();
   const durations = new Map<string, { counts: number[]; sum: number; count: number }>();

@@ -1,8 +1,8 @@
 /**
- * Connections refused at the cap, as an operator meets them: the first of a burst logged at
- * once and the rest summarised once per window (a flood must not become a log flood), and the
- * saturation `/readyz` reports while refusals go on. `/readyz`'s status is left to its checks:
- * a flood must not pull every instance out of a load balancer at once.
+ * Connections refused at the cap: the first of a burst logged at once, the rest summarised once
+ * per window so that a flood does not become a log flood, and the saturation `/readyz` reports
+ * without changing its status, so that a flood does not pull every instance out of a load
+ * balancer at once.
  *
  * @module
  */
@@ -12,21 +12,13 @@ import type { Logger } from './logger.ts';
 /** How long one summary line covers, and how long after the last refusal `/readyz` reports it. */
 export const REFUSAL_WINDOW_MS = 10_000;
 
-/** The refusals of one server. */
 export interface Refusals {
-  /** A new connection was refused: every open one was busy. */
   refused(): void;
-  /** What `/readyz` reports while connections are being refused; `undefined` otherwise. */
+  /** `undefined` while no connection has been refused for a window. */
   saturation(): Readonly<Record<string, unknown>> | undefined;
 }
 
-/**
- * Follows the refusals of a server.
- *
- * @param log Where the lines go.
- * @param maxConnections The cap in effect, once the server listens.
- * @returns The refusals, for `serve`'s `onConnectionRefused` and the admin listener.
- */
+/** `maxConnections` is read once the server listens. */
 export function createRefusals(log: Logger, maxConnections: () => number): Refusals {
   let total = 0;
   let lastAt: number | undefined;

@@ -1,8 +1,7 @@
 /**
- * How the standalone server hears SIGINT and SIGTERM. A terminal's Ctrl-C reaches the server
- * twice when it runs under npm (the terminal signals the whole process group, and npm passes
- * the signal on), so a second signal within about a second of the first counts as the same one;
- * a signal after that stops at once.
+ * How the standalone server hears SIGINT and SIGTERM. Under npm a terminal's Ctrl-C arrives
+ * twice (the terminal signals the process group and npm passes it on), so a second signal
+ * within `REPEAT_GRACE_MS` counts as the same one; a later one stops at once.
  *
  * @module
  */
@@ -10,13 +9,8 @@
 /** How long a graceful stop lets in-flight requests finish. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
-/** How long after a first signal another one counts as the same. */
 export const REPEAT_GRACE_MS = 1_000;
 
-/**
- * Calls `graceful` on the first SIGINT or SIGTERM and `force` on one that comes later than
- * `REPEAT_GRACE_MS` after it.
- */
 export function onStopSignals(
   graceful: (signal: NodeJS.Signals) => void,
   force: (signal: NodeJS.Signals) => void,

@@ -1,7 +1,6 @@
 /**
- * Where the standalone server keeps plants: in memory (up to `PLANT_STORE_MAX_PLANTS`), or in
- * PostgreSQL through a `pg` pool when `DATABASE_URL` is set, its table prepared before anything
- * listens. Also how readiness asks the database, and how the pool closes on shutdown.
+ * Where the standalone server keeps plants: in memory, or in PostgreSQL through a `pg` pool
+ * whose table is prepared before anything listens.
  *
  * @module
  */
@@ -15,47 +14,36 @@ import { loadPostgres, type PostgresModules } from './load-optional.ts';
 import type { Logger } from './logger.ts';
 import type { Settings } from './settings.ts';
 
-/** How long shutdown waits for the pool to close once the server has drained. */
 const POOL_END_TIMEOUT_MS = 5_000;
-/** How long the readiness check waits for the database's answer. */
 const READY_QUERY_TIMEOUT_MS = 1_000;
-/** The readiness check: a standby (or a read-only default) answers but cannot store a plant. */
+// A standby (or a read-only default) answers but cannot store a plant.
 const READY_SQL = "SELECT current_setting('transaction_read_only') AS read_only";
 
 /**
- * The pool's limits, all below the store's 10 s deadline, so a lost or stalled database becomes
- * an answer at once (`503` with `Retry-After`, the repository's `ERR_STORE_UNAVAILABLE`) and a
- * freed connection rather than a request held until the deadline and a connection held for ever.
- * See https://node-postgres.com/apis/pool and /apis/client.
+ * Below the store's deadline, so that a lost or stalled database becomes a `503` and a freed
+ * connection, not a request held until the deadline and a connection held for ever
+ * (https://node-postgres.com/apis/pool, /apis/client).
  */
 const POOL_LIMITS = {
-  /** Opening a connection, or waiting for a free one, fails after this. */
   connectionTimeoutMillis: 5_000,
-  /** PostgreSQL itself cancels a statement that runs longer (a lock wait, say). */
+  // PostgreSQL itself cancels a statement that runs longer (a lock wait, say).
   statement_timeout: 5_000,
-  /** The client gives up on an answer after this (the server or the network is gone). */
   query_timeout: 8_000,
-  /** TCP keep-alive, so a connection to a vanished host is found dead. */
   keepAlive: true,
 } as const;
 
-/** The storage, with what the rest of the server needs of it. */
 export interface Storage {
   readonly repository: PlantRepository;
-  /** The pool, for metrics; `undefined` in memory. */
+  /** For metrics; `undefined` in memory. */
   readonly pool: pg.Pool | undefined;
-  /** Whether the store can serve now: the database answers (it rejects with why not). */
   readonly ready: () => Promise<ReadinessResult>;
-  /** Closes what it holds; a pool that will not end does not hold the exit. */
+  /** A pool that will not end does not hold the exit. */
   readonly close: () => Promise<void>;
-  /** What the start-up line says of it: never the URL's password. */
+  /** For the start-up line: never the URL's password. */
   readonly description: string;
 }
 
-/**
- * Opens the storage the settings ask for; for PostgreSQL, loads `pg`, opens the pool and makes
- * sure the plants table exists and fits. Prints one line and exits 1 on failure.
- */
+/** Exits 1 when `pg` cannot be loaded or the table cannot be prepared. */
 export async function openStorage(settings: Settings, log: Logger): Promise<Storage> {
   if (settings.storage.kind === 'memory') {
     const { maxPlants } = settings.limits;
@@ -84,13 +72,12 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
     max: settings.limits.pgPoolMax,
     ...POOL_LIMITS,
   });
-  // An idle connection the server or the network dropped: the pool discards it and opens a new
-  // one on demand. Without this listener the 'error' event would crash the process.
+  // An idle connection dropped: the pool replaces it. Unheard, the event would end the process.
   pool.on('error', (error) => log.error(error));
   try {
     await postgres.ensurePlantTable(pool);
   } catch (error) {
-    // The driver's message only (never the URL, which may hold a password, nor a stack).
+    // The driver's message only: never the URL, which may hold a password.
     fail(1, `cannot prepare the database: ${oneLine(error)}`);
   }
   const where = new URL(url);
@@ -114,7 +101,7 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
   };
 }
 
-/** Waits for `promise`, but no longer than `ms`; a rejection counts as done. */
+/** A rejection counts as done. */
 async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {

@@ -1,15 +1,13 @@
 /**
- * The standalone server's OpenTelemetry: with `OTEL_EXPORTER_OTLP_ENDPOINT` set (the standard
- * variable) and the SDK's packages installed, `PlantStoreInstrumentation`'s traces and metrics
- * go there over OTLP/HTTP. The exporters read the standard `OTEL_*` variables themselves
- * (headers, per-signal endpoints, intervals); `OTEL_SERVICE_NAME` defaults to `plant-store`.
+ * The standalone server's OpenTelemetry: with `OTEL_EXPORTER_OTLP_ENDPOINT` set and the SDK's
+ * packages installed, `PlantStoreInstrumentation`'s traces and metrics go there over OTLP/HTTP;
+ * the exporters read the other standard `OTEL_*` variables themselves.
  *
  * @module
  */
 
 import type { Logger } from './logger.ts';
 
-/** The packages a host installs for it, beside `@opentelemetry/api` and `/instrumentation`. */
 export const TELEMETRY_PACKAGES = [
   '@opentelemetry/api',
   '@opentelemetry/instrumentation',
@@ -20,13 +18,11 @@ export const TELEMETRY_PACKAGES = [
   '@opentelemetry/exporter-metrics-otlp-http',
 ] as const;
 
-/** The running telemetry: flushed and stopped at shutdown. */
 export interface Telemetry {
-  /** Sends what is buffered and stops the exporters. */
   shutdown(): Promise<void>;
 }
 
-/** What is used of the SDK's modules (they are optional, so they bring no types here). */
+/** What is used of the SDK's modules: optional packages, they bring no types here. */
 interface Shutdown {
   shutdown(): Promise<void>;
 }
@@ -60,7 +56,7 @@ interface Modules {
   readonly otel: typeof import('../otel.ts');
 }
 
-/** Imports an optional package by name: a variable name, so the typecheck asks for no types. */
+/** By a variable name, so that the typecheck asks for no types. */
 function importOptional<T>(name: string): Promise<T> {
   return import(name) as Promise<T>;
 }
@@ -79,22 +75,7 @@ async function loadModules(): Promise<Modules> {
   return { instrumentation, resources, traces, metrics, traceExporter, metricExporter, otel };
 }
 
-/**
- * Starts OpenTelemetry when `OTEL_EXPORTER_OTLP_ENDPOINT` asks for it, and says so in the log:
- * on, with where to; or off, with why (the packages to install, an endpoint that is no URL).
- * Never stops the server from starting.
- *
- * @param env The environment.
- * @param log The server's log.
- * @param version The server's version, as the resource reports it.
- * @returns The telemetry, or `undefined` when it is off.
- * @example
- * ```ts
- * const telemetry = await startTelemetry(process.env, log, packageVersion());
- * // at shutdown:
- * await telemetry?.shutdown();
- * ```
- */
+/** Says in the log whether it is on, and if not why; never stops the server from starting. */
 export async function startTelemetry(
   env: NodeJS.ProcessEnv,
   log: Logger,
@@ -160,7 +141,6 @@ export async function startTelemetry(
   };
 }
 
-/** A setting that is a positive number, or `undefined`. */
 function positiveNumber(text: string | undefined): number | undefined {
   const value = Number(text);
   return text !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
