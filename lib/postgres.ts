@@ -8,7 +8,11 @@ export type {
   CreatePostgresRepositoryOptions,
   PostgresPlantRepository,
 } from './repositories/postgres-repository.ts';
-export { createPostgresRepository } from './repositories/postgres-repository.ts';
+export {
+  createPostgresRepository,
+  DEFAULT_MAX_BATCH_SIZE,
+  DEFAULT_MAX_IN_FLIGHT,
+} from './repositories/postgres-repository.ts';
 export type {
   PostgresClient,
   PostgresPool,

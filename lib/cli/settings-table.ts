@@ -5,7 +5,14 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from '../guards/timer-limit.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../index.ts';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from '../node.ts';
+import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_IN_FLIGHT } from '../postgres.ts';
 import {
   basePath,
   corsOrigins,
@@ -41,9 +48,8 @@ export interface Setting<T> {
 }
 
 /** The largest delay a timer takes: `createPlantStore`'s bound for `timeoutMs`, not exported. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 // At least 1 ms: node reads 0 as "never", which would turn a limit off.
-const milliseconds = integer(1, MAX_TIMEOUT_MS);
+const milliseconds = integer(1, MAX_TIMER_MS);
 const port = integer(0, 65_535);
 const count = integer(1, Number.MAX_SAFE_INTEGER);
 
@@ -123,12 +129,12 @@ export const SETTINGS = {
   PLANT_STORE_HEADERS_TIMEOUT_MS: {
     read: milliseconds,
     help: 'time to send the headers',
-    default: 10_000,
+    default: DEFAULT_HEADERS_TIMEOUT_MS,
   },
   PLANT_STORE_REQUEST_TIMEOUT_MS: {
     read: milliseconds,
     help: 'time to send the whole request',
-    default: 30_000,
+    default: DEFAULT_REQUEST_TIMEOUT_MS,
   },
   PLANT_STORE_PG_POOL_MAX: {
     read: integer(1, 10_000),
@@ -138,12 +144,12 @@ export const SETTINGS = {
   PLANT_STORE_PG_MAX_BATCH: {
     read: integer(1, 10_000),
     help: 'most creates sent together in one PostgreSQL statement',
-    default: 100,
+    default: DEFAULT_MAX_BATCH_SIZE,
   },
   PLANT_STORE_PG_MAX_IN_FLIGHT: {
     read: integer(1, 1_000),
     help: 'most PostgreSQL statements of creates in flight; past it creates wait and batch',
-    default: 4,
+    default: DEFAULT_MAX_IN_FLIGHT,
   },
   PLANT_STORE_PG_PREPARE: {
     read: flag,
@@ -158,7 +164,7 @@ export const SETTINGS = {
   PLANT_STORE_MAX_CONNECTIONS: {
     read: integer(1, 1_000_000),
     help: 'most connections open at once, fewer under a low ulimit -n; past it the one idle the longest is closed, and a new one refused only while all are busy',
-    default: 4096,
+    default: DEFAULT_MAX_CONNECTIONS,
   },
 } satisfies Record<string, Setting<unknown>>;
 

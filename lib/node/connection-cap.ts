@@ -10,7 +10,8 @@ import { allAnswered, watchIdle } from './connection.ts';
 import { count } from './listener-config.ts';
 import { openFileLimit } from './open-file-limit.ts';
 
-const DEFAULT_MAX_CONNECTIONS = 4096;
+/** `serve`'s default `maxConnections`, lowered where the open-file limit leaves less room. */
+export const DEFAULT_MAX_CONNECTIONS = 4096;
 
 /** Descriptors kept for the listening sockets, a database pool, stdio and log files. */
 const RESERVED_DESCRIPTORS = 128;

@@ -33,6 +33,11 @@ const SERVE_OPTIONS = [
 ];
 
 /** How often `close()` looks for connections that became idle. */
+/** `serve`'s default `headersTimeout`: the time a client has to send its headers. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** `serve`'s default `requestTimeout`: the time a client has to send its whole request. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 const SHUTDOWN_SWEEP_INTERVAL = 50;
 
 /**
@@ -63,8 +68,18 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   if (typeof host !== 'string' || host === '') {
     throw new TypeError('host must be a non-empty string');
   }
-  const headersTimeout = count(options.headersTimeout, 10_000, 'headersTimeout', 1);
-  const requestTimeout = count(options.requestTimeout, 30_000, 'requestTimeout', 1);
+  const headersTimeout = count(
+    options.headersTimeout,
+    DEFAULT_HEADERS_TIMEOUT_MS,
+    'headersTimeout',
+    1,
+  );
+  const requestTimeout = count(
+    options.requestTimeout,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    'requestTimeout',
+    1,
+  );
   if (headersTimeout > requestTimeout) {
     throw new TypeError('headersTimeout must not exceed requestTimeout');
   }

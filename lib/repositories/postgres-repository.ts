@@ -41,9 +41,11 @@ export interface PostgresPlantRepository extends PlantRepository {
   create(plant: NewPlant, context: PlantRepositoryContext): Promise<CreatePlantOutcome>;
 }
 
-const DEFAULT_MAX_BATCH_SIZE = 100;
+/** The default `maxBatchSize`: the most creates one statement carries. */
+export const DEFAULT_MAX_BATCH_SIZE = 100;
 const MAX_MAX_BATCH_SIZE = 10_000;
-const DEFAULT_MAX_IN_FLIGHT = 4;
+/** The default `maxInFlight`: the most statements of creates in flight at once. */
+export const DEFAULT_MAX_IN_FLIGHT = 4;
 const MAX_MAX_IN_FLIGHT = 1_000;
 
 /**

@@ -7,6 +7,7 @@ import {
 } from '../errors.ts';
 import { callHook } from '../guards/call-hook.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
+import { MAX_TIMER_MS } from '../guards/timer-limit.ts';
 import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { traced } from '../diagnostics/create-trace.ts';
 import { collaboratorsOf } from '../operation/collaborator-answers.ts';
@@ -55,7 +56,6 @@ export const DEFAULT_MAX_BODY_BYTES = 102_400;
  */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const KNOWN_OPTIONS = [
   'repository',
@@ -260,8 +260,8 @@ function checkOptions(
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) {
     throw new TypeError('maxBodyBytes must be a positive integer');
   }
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw new TypeError(`timeoutMs must be in (0, ${MAX_TIMEOUT_MS}]`);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER_MS) {
+    throw new TypeError(`timeoutMs must be in (0, ${MAX_TIMER_MS}]`);
   }
   if (typeof onError !== 'function') {
     throw new TypeError('onError must be a function');
