@@ -1,14 +1,15 @@
 /**
  * What the PostgreSQL repository's test files share: the backends they run on (PGlite, and the
  * server at DATABASE_URL), fresh tables named for the run, and clients that hold, record or
- * script statements.
+ * script statements. The tests that need the server itself set up the rest with
+ * `postgres-server.ts`.
  *
  * @module
  */
 
-import { after, it } from 'node:test';
+import { after, it, type TestContext } from 'node:test';
 import pg from 'pg';
-import { createStaticTokenVerifier } from '../../lib/index.ts';
+import { createStaticTokenVerifier, type NewPlant } from '../../lib/index.ts';
 import {
   createPostgresRepository,
   ensurePlantTable,
@@ -123,6 +124,17 @@ export async function freshTable(client: PostgresClient, options: PostgresTableO
   return { table, repository: createPostgresRepository(client, table), cleanup };
 }
 
+/** A fresh table on the client, as `freshTable` makes it, dropped when the test `t` ends. */
+export async function tableFor(
+  t: TestContext,
+  client: PostgresClient,
+  options?: PostgresTableOptions,
+) {
+  const fresh = await freshTable(client, options);
+  t.after(fresh.cleanup);
+  return fresh;
+}
+
 /** One connection of the client (a pool's, checked out) and how to give it back. */
 export async function oneSession(
   client: PostgresClient,
@@ -139,10 +151,11 @@ export async function oneSession(
 }
 
 /**
- * The client with its first statement held back until `release()`, so that the creates made
- * meanwhile wait and go together in the next statement; records every statement.
+ * A repository on the table over the client, one statement in flight at a time, with its first
+ * statement held back until `release()`: the creates made meanwhile wait and go together in the
+ * next statement. Records every statement; `create` makes one with a signal that never fires.
  */
-export function heldClient(client: PostgresClient) {
+export function heldRepository(client: PostgresClient, table: PostgresTableOptions) {
   let release: () => void = () => {};
   const gate = new Promise<void>((resolve) => {
     release = resolve;
@@ -155,8 +168,19 @@ export function heldClient(client: PostgresClient) {
       return client.query(text, values);
     },
   };
+  const repository = createPostgresRepository(held, { ...table, maxInFlight: 1 });
+  const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
   const inserts = () => statements.filter((statement) => statement.text.startsWith('INSERT'));
-  return { client: held, statements, inserts, release };
+  return { repository, create, statements, inserts, release };
+}
+
+/** The ids stored in the table, in order, as text. */
+export async function storedIds(client: PostgresClient, table: PostgresTableOptions) {
+  const { rows } = await client.query(
+    `SELECT id::text AS id FROM ${qualified(table)} ORDER BY id`,
+    [],
+  );
+  return rows.map((row) => (row as { id: string }).id);
 }
 
 /** The ids a create statement sent: one alone, or the array of a batch. */

@@ -7,23 +7,23 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import type { CreatePlantOutcome, NewPlant } from '../../lib/index.ts';
 import { PlantApiError } from '../../lib/index.ts';
 import { createPostgresRepository, type PostgresClient } from '../../lib/postgres.ts';
 import { withDeadline } from '../support/node-helpers.ts';
 import {
   backends,
-  DATABASE_URL,
-  freshTable,
   hasServer,
-  heldClient,
+  heldRepository,
   idsOf,
-  qualified,
   scriptedClient,
   signal,
   skipWithoutBackends,
+  storedIds,
+  tableFor,
 } from './postgres-backends.ts';
+import { holdRow, poolFor, readOnlyPool, serverTable } from './postgres-server.ts';
 
 /** The client, counting its statements and the most of them in flight at once. */
 function gaugedClient(client: PostgresClient) {
@@ -65,98 +65,74 @@ function assertUnavailable(error: unknown, cause: unknown): void {
 
 for (const backend of backends) {
   describe(`createPostgresRepository after a failed batch on ${backend.name}`, () => {
-    it('fails only the bad row when one create of a batch cannot be stored', async () => {
+    it('fails only the bad row when one create of a batch cannot be stored', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
-        const first = create({ id: 1n, name: 'hold' });
-        // PostgreSQL text cannot hold U+0000: the whole batch statement fails on it.
-        const outcomes = Promise.allSettled([
-          create({ id: 2n, name: 'good' }),
-          create({ id: 3n, name: 'bad\u0000row' }),
-          create({ id: 4n, name: 'good too', tag: 't' }),
-          create({ id: 2n, name: 'good' }),
-        ]);
-        held.release();
-        await first;
-        const [good, bad, goodToo, again] = await outcomes;
-        assert.equal((reasonOf(bad) as { code?: string }).code, '22021');
-        assert.deepStrictEqual(goodToo, { status: 'fulfilled', value: { created: true } });
-        // The two creates of id 2 went on their own, one after the other.
-        assert.deepStrictEqual(
-          [good, again],
-          [
-            { status: 'fulfilled', value: { created: true } },
-            { status: 'fulfilled', value: { created: false, existing: { name: 'good' } } },
-          ],
-        );
-        const { rows } = await client.query(
-          `SELECT id::text AS id FROM ${qualified(table)} ORDER BY id`,
-          [],
-        );
-        assert.deepStrictEqual(rows, [{ id: '1' }, { id: '2' }, { id: '4' }]);
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const held = heldRepository(client, table);
+      const first = held.create({ id: 1n, name: 'hold' });
+      // PostgreSQL text cannot hold U+0000: the whole batch statement fails on it.
+      const outcomes = Promise.allSettled([
+        held.create({ id: 2n, name: 'good' }),
+        held.create({ id: 3n, name: 'bad\u0000row' }),
+        held.create({ id: 4n, name: 'good too', tag: 't' }),
+        held.create({ id: 2n, name: 'good' }),
+      ]);
+      held.release();
+      await first;
+      const [good, bad, goodToo, again] = await outcomes;
+      assert.equal((reasonOf(bad) as { code?: string }).code, '22021');
+      assert.deepStrictEqual(goodToo, { status: 'fulfilled', value: { created: true } });
+      // The two creates of id 2 went on their own, one after the other.
+      assert.deepStrictEqual(
+        [good, again],
+        [
+          { status: 'fulfilled', value: { created: true } },
+          { status: 'fulfilled', value: { created: false, existing: { name: 'good' } } },
+        ],
+      );
+      assert.deepStrictEqual(await storedIds(client, table), ['1', '2', '4']);
     });
 
-    it('sends the creates of a batch that failed on a bad row again one statement at a time when maxInFlight is 1', async () => {
+    it('sends the creates of a batch that failed on a bad row again one statement at a time when maxInFlight is 1', async (t) => {
       // A batch of 60 with one poison row once became 60 statements in flight together.
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const gauged = gaugedClient(client);
-        const held = heldClient(gauged.client);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
-        const first = create({ id: 1n, name: 'hold' });
-        const batch = Array.from({ length: 60 }, (_, i) =>
-          create({ id: BigInt(100 + i), name: i === 30 ? 'poison\u0000' : `plant ${i}` }),
-        );
-        held.release();
-        const outcomes = await settleAll([first, ...batch], 'the batch and its retries');
-        assert.equal(gauged.gauge.most, 1, 'statements in flight at once');
-        // The held one, the batch, then each of its 60 creates alone.
-        assert.equal(gauged.gauge.statements, 62);
-        assert.equal((reasonOf(outcomes[31]) as { code?: string }).code, '22021');
-        const created = outcomes.filter((outcome) => outcome.status === 'fulfilled');
-        assert.equal(created.length, 60);
-        const { rows } = await client.query(
-          `SELECT count(*)::int AS n FROM ${qualified(table)}`,
-          [],
-        );
-        assert.deepStrictEqual(rows, [{ n: 60 }]);
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const gauged = gaugedClient(client);
+      const held = heldRepository(gauged.client, table);
+      const first = held.create({ id: 1n, name: 'hold' });
+      const batch = Array.from({ length: 60 }, (_, i) =>
+        held.create({ id: BigInt(100 + i), name: i === 30 ? 'poison\u0000' : `plant ${i}` }),
+      );
+      held.release();
+      const outcomes = await settleAll([first, ...batch], 'the batch and its retries');
+      assert.equal(gauged.gauge.most, 1, 'statements in flight at once');
+      // The held one, the batch, then each of its 60 creates alone.
+      assert.equal(gauged.gauge.statements, 62);
+      assert.equal((reasonOf(outcomes[31]) as { code?: string }).code, '22021');
+      const created = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+      assert.equal(created.length, 60);
+      assert.equal((await storedIds(client, table)).length, 60);
     });
 
-    it('never has more statements in flight than maxInFlight when concurrent batches fail on bad rows', async () => {
+    it('never has more statements in flight than maxInFlight when concurrent batches fail on bad rows', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const gauged = gaugedClient(client);
-        const repository = createPostgresRepository(gauged.client, { ...table, maxInFlight: 2 });
-        // Every tenth a poison row: every batch formed while others are in flight fails.
-        const outcomes = await settleAll(
-          Array.from({ length: 200 }, (_, i) =>
-            repository.create(
-              { id: BigInt(i), name: i % 10 === 5 ? `poison ${i}\u0000` : `plant ${i}` },
-              { signal: signal() },
-            ),
+      const { table } = await tableFor(t, client);
+      const gauged = gaugedClient(client);
+      const repository = createPostgresRepository(gauged.client, { ...table, maxInFlight: 2 });
+      // Every tenth a poison row: every batch formed while others are in flight fails.
+      const outcomes = await settleAll(
+        Array.from({ length: 200 }, (_, i) =>
+          repository.create(
+            { id: BigInt(i), name: i % 10 === 5 ? `poison ${i}\u0000` : `plant ${i}` },
+            { signal: signal() },
           ),
-          'creates with poison rows',
-        );
-        assert.ok(gauged.gauge.most <= 2, `${gauged.gauge.most} statements in flight at once`);
-        for (const [i, outcome] of outcomes.entries()) {
-          if (i % 10 === 5) assert.equal((reasonOf(outcome) as { code?: string }).code, '22021');
-          else assert.deepStrictEqual(outcome, { status: 'fulfilled', value: { created: true } });
-        }
-      } finally {
-        await cleanup();
+        ),
+        'creates with poison rows',
+      );
+      assert.ok(gauged.gauge.most <= 2, `${gauged.gauge.most} statements in flight at once`);
+      for (const [i, outcome] of outcomes.entries()) {
+        if (i % 10 === 5) assert.equal((reasonOf(outcome) as { code?: string }).code, '22021');
+        else assert.deepStrictEqual(outcome, { status: 'fulfilled', value: { created: true } });
       }
     });
   });
@@ -166,57 +142,33 @@ skipWithoutBackends();
 
 if (hasServer) {
   describe('createPostgresRepository after a failed batch on the PostgreSQL server', () => {
-    it('fails the batch as unavailable, sending it once, when the server is read-only as a standby is', async () => {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
-      const { table, cleanup } = await freshTable(pool);
-      // Every transaction of this pool is read-only: INSERT answers 25006, as on a hot standby.
-      const readOnly = new pg.Pool({
-        connectionString: DATABASE_URL,
-        max: 4,
-        options: '-c default_transaction_read_only=on',
-      });
-      try {
-        const held = heldClient(readOnly);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
-        const first = create({ id: 1n, name: 'held' });
-        const batch = Array.from({ length: 20 }, (_, i) =>
-          create({ id: BigInt(10 + i), name: 'b' }),
-        );
-        held.release();
-        const outcomes = await settleAll([first, ...batch], 'creates on a read-only server');
-        assert.equal(held.statements.length, 2, 'the held create and the batch, once each');
-        const reasons = outcomes.map(reasonOf);
-        const [lone, shared] = reasons;
-        assertUnavailable(lone, (lone as Error).cause);
-        assert.equal(((shared as Error).cause as { code?: string }).code, '25006');
-        for (const reason of reasons.slice(1)) assert.equal(reason, shared, 'one error per batch');
-      } finally {
-        await readOnly.end();
-        await cleanup();
-        await pool.end();
-      }
+    it('fails the batch as unavailable, sending it once, when the server is read-only as a standby is', async (t) => {
+      const { table } = await serverTable(t, 4);
+      const held = heldRepository(readOnlyPool(t, 4), table);
+      const first = held.create({ id: 1n, name: 'held' });
+      const batch = Array.from({ length: 20 }, (_, i) =>
+        held.create({ id: BigInt(10 + i), name: 'b' }),
+      );
+      held.release();
+      const outcomes = await settleAll([first, ...batch], 'creates on a read-only server');
+      assert.equal(held.statements.length, 2, 'the held create and the batch, once each');
+      const reasons = outcomes.map(reasonOf);
+      const [lone, shared] = reasons;
+      assertUnavailable(lone, (lone as Error).cause);
+      assert.equal(((shared as Error).cause as { code?: string }).code, '25006');
+      for (const reason of reasons.slice(1)) assert.equal(reason, shared, 'one error per batch');
     });
 
-    it('fails the batch with the driver error, sending it once, when statement_timeout cancels it', async () => {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
-      const { table, cleanup } = await freshTable(pool);
-      const slow = new pg.Pool({
-        connectionString: DATABASE_URL,
-        max: 4,
-        options: '-c statement_timeout=300',
-      });
-      const holder = await pool.connect();
+    it('fails the batch with the driver error, sending it once, when statement_timeout cancels it', async (t) => {
+      const { pool, table } = await serverTable(t, 4);
+      const slow = poolFor(t, 4, '-c statement_timeout=300');
+      // An open transaction holds id 15: the batch that inserts it waits, then is cancelled.
+      const holder = await holdRow(pool, table, 15);
       try {
-        // An open transaction holds id 15: the batch that inserts it waits, then is cancelled.
-        await holder.query('BEGIN');
-        await holder.query(`INSERT INTO ${qualified(table)} (id, name) VALUES (15, 'holder')`);
-        const held = heldClient(slow);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
-        const first = create({ id: 1n, name: 'held' });
+        const held = heldRepository(slow, table);
+        const first = held.create({ id: 1n, name: 'held' });
         const batch = Array.from({ length: 10 }, (_, i) =>
-          create({ id: BigInt(10 + i), name: 'b' }),
+          held.create({ id: BigInt(10 + i), name: 'b' }),
         );
         held.release();
         const outcomes = await settleAll([first, ...batch], 'creates behind a lock');
@@ -229,11 +181,7 @@ if (hasServer) {
         assert.equal((reasons[0] as { code?: string }).code, '57014');
         for (const reason of reasons) assert.equal(reason, reasons[0]);
       } finally {
-        await holder.query('ROLLBACK');
-        holder.release();
-        await slow.end();
-        await cleanup();
-        await pool.end();
+        await holder.end();
       }
     });
   });
@@ -241,10 +189,9 @@ if (hasServer) {
 
 if (hasServer) {
   describe('createPostgresRepository after a failed batch on a pg Pool of the PostgreSQL server', () => {
-    it('stops, fails the rest as unavailable and closes the connection when its backend is terminated during the row-by-row retry', async () => {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-      const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-      const { table, cleanup } = await freshTable(admin);
+    it('stops, fails the rest as unavailable and closes the connection when its backend is terminated during the row-by-row retry', async (t) => {
+      const { pool: admin, table } = await serverTable(t, 1);
+      const pool = poolFor(t, 2);
       // The pool as it is, but its lent connections count their statements, and the backend of
       // the one that sends a third is terminated just before it goes.
       let statements = 0;
@@ -271,25 +218,20 @@ if (hasServer) {
           };
         },
       };
-      try {
-        const repository = createPostgresRepository(lending, { ...table, maxInFlight: 1 });
-        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
-        const first = create({ id: 1n, name: 'first' });
-        // 2: the batch, on its poison row; 3: its first create alone, on a terminated backend.
-        const batch = [create({ id: 2n, name: 'poison\u0000' }), create({ id: 3n, name: 'b' })];
-        const outcomes = await settleAll([first, ...batch], 'a terminated backend');
-        assert.deepStrictEqual(outcomes[0], { status: 'fulfilled', value: { created: true } });
-        assert.equal(statements, 3);
-        const [poison, other] = outcomes.slice(1).map(reasonOf);
-        assert.equal(poison, other);
-        assert.ok(poison instanceof PlantApiError && poison.code === 'ERR_STORE_UNAVAILABLE');
-        assert.equal(pool.totalCount, 0, 'the broken connection is closed, not kept');
-        // The pool serves again on a new connection.
-        assert.deepStrictEqual(await create({ id: 3n, name: 'b' }), { created: true });
-      } finally {
-        await cleanup();
-        await Promise.all([pool.end(), admin.end()]);
-      }
+      const repository = createPostgresRepository(lending, { ...table, maxInFlight: 1 });
+      const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
+      const first = create({ id: 1n, name: 'first' });
+      // 2: the batch, on its poison row; 3: its first create alone, on a terminated backend.
+      const batch = [create({ id: 2n, name: 'poison\u0000' }), create({ id: 3n, name: 'b' })];
+      const outcomes = await settleAll([first, ...batch], 'a terminated backend');
+      assert.deepStrictEqual(outcomes[0], { status: 'fulfilled', value: { created: true } });
+      assert.equal(statements, 3);
+      const [poison, other] = outcomes.slice(1).map(reasonOf);
+      assert.equal(poison, other);
+      assert.ok(poison instanceof PlantApiError && poison.code === 'ERR_STORE_UNAVAILABLE');
+      assert.equal(pool.totalCount, 0, 'the broken connection is closed, not kept');
+      // The pool serves again on a new connection.
+      assert.deepStrictEqual(await create({ id: 3n, name: 'b' }), { created: true });
     });
   });
 }
@@ -329,8 +271,10 @@ const OTHER: Array<[string, () => unknown]> = [
 ];
 
 /**
- * A scripted client whose first statement (a lone create) waits for `release` and succeeds, and
- * whose later ones answer `answer(call)`; every call recorded.
+ * A repository with one statement in flight at a time over a scripted client whose first
+ * statement (a lone create) waits for `release` and succeeds, and whose later ones answer
+ * `answer(call)`; every call recorded. `create(id)` makes one named 'a' with a signal that never
+ * fires.
  */
 function heldScript(answer: (call: number, values: unknown[]) => unknown) {
   let release: () => void = () => {};
@@ -344,16 +288,16 @@ function heldScript(answer: (call: number, values: unknown[]) => unknown) {
     }
     return answer(call, values);
   });
-  return { ...script, release };
+  const repository = createPostgresRepository(script.client, { maxInFlight: 1 });
+  const create = (id: bigint) => repository.create({ id, name: 'a' }, { signal: signal() });
+  return { calls: script.calls, release, repository, create };
 }
 
 describe('createPostgresRepository after a failed statement', () => {
   for (const [title, makeError] of UNAVAILABLE) {
     it(`fails every create of the batch with one ERR_STORE_UNAVAILABLE, sending nothing more, when the statement fails with ${title}`, async () => {
       const failure = makeError();
-      const { client, calls, release } = heldScript(() => Promise.reject(failure));
-      const repository = createPostgresRepository(client, { maxInFlight: 1 });
-      const create = (id: bigint) => repository.create({ id, name: 'a' }, { signal: signal() });
+      const { calls, release, create } = heldScript(() => Promise.reject(failure));
       const first = create(1n);
       const batch = [2n, 3n, 4n, 5n].map(create);
       release();
@@ -369,9 +313,7 @@ describe('createPostgresRepository after a failed statement', () => {
   for (const [title, makeError] of OTHER) {
     it(`fails every create of the batch with the driver's own error, sending nothing more, when the statement fails with ${title}`, async () => {
       const failure = makeError();
-      const { client, calls, release } = heldScript(() => Promise.reject(failure));
-      const repository = createPostgresRepository(client, { maxInFlight: 1 });
-      const create = (id: bigint) => repository.create({ id, name: 'a' }, { signal: signal() });
+      const { calls, release, create } = heldScript(() => Promise.reject(failure));
       const first = create(1n);
       const batch = [2n, 3n, 4n].map(create);
       release();
@@ -401,11 +343,9 @@ describe('createPostgresRepository after a failed statement', () => {
 
   it('fails the batch without sending it again when the driver throws instead of rejecting', async () => {
     const failure = new TypeError('driver bug');
-    const { client, calls, release } = heldScript(() => {
+    const { calls, release, create } = heldScript(() => {
       throw failure;
     });
-    const repository = createPostgresRepository(client, { maxInFlight: 1 });
-    const create = (id: bigint) => repository.create({ id, name: 'a' }, { signal: signal() });
     const first = create(1n);
     const batch = [2n, 3n, 4n].map(create);
     release();
@@ -417,14 +357,12 @@ describe('createPostgresRepository after a failed statement', () => {
   it('stops sending and fails the rest as unavailable when the connection drops during the row-by-row retry', async () => {
     const bad = Object.assign(new Error('invalid byte sequence'), { code: '22021' });
     const dropped = new Error('Connection terminated unexpectedly');
-    const { client, calls, release } = heldScript((call, values) => {
+    const { calls, release, create } = heldScript((call, values) => {
       // 2: the batch, on a bad row; 3 and 4: its first two creates alone; 5: the line drops.
       if (call === 2) return Promise.reject(bad);
       if (call === 5) return Promise.reject(dropped);
       return Promise.resolve({ rows: idsOf(values).map((id) => ({ id })) });
     });
-    const repository = createPostgresRepository(client, { maxInFlight: 1 });
-    const create = (id: bigint) => repository.create({ id, name: 'a' }, { signal: signal() });
     const first = create(1n);
     const batch = [2n, 3n, 4n, 5n, 6n].map(create);
     release();
@@ -442,13 +380,11 @@ describe('createPostgresRepository after a failed statement', () => {
   it('fails only the bad rows and goes on when several creates of a retried batch are bad', async () => {
     const bad = (id: unknown) =>
       Object.assign(new Error(`check violated by ${String(id)}`), { code: '23514' });
-    const { client, calls, release } = heldScript((call, values) => {
+    const { calls, release, create } = heldScript((call, values) => {
       const ids = idsOf(values);
       if (ids.includes('3') || ids.includes('5')) return Promise.reject(bad(ids[0]));
       return Promise.resolve({ rows: ids.map((id) => ({ id })) });
     });
-    const repository = createPostgresRepository(client, { maxInFlight: 1 });
-    const create = (id: bigint) => repository.create({ id, name: 'a' }, { signal: signal() });
     const first = create(1n);
     const batch = [2n, 3n, 4n, 5n, 6n].map(create);
     release();
@@ -464,7 +400,7 @@ describe('createPostgresRepository after a failed statement', () => {
     let now = 0;
     let most = 0;
     const bad = Object.assign(new Error('invalid byte sequence'), { code: '22021' });
-    const { client, calls, release } = heldScript(async (call, values) => {
+    const { calls, release, create } = heldScript(async (call, values) => {
       now += 1;
       most = Math.max(most, now);
       await new Promise((resolve) => setTimeout(resolve, 2));
@@ -472,8 +408,6 @@ describe('createPostgresRepository after a failed statement', () => {
       if (call === 2) throw bad;
       return { rows: idsOf(values).map((id) => ({ id })) };
     });
-    const repository = createPostgresRepository(client, { maxInFlight: 1 });
-    const create = (id: bigint) => repository.create({ id, name: 'a' }, { signal: signal() });
     const first = create(1n);
     const batch = [2n, 3n, 4n].map(create);
     release();
@@ -493,13 +427,12 @@ describe('createPostgresRepository after a failed statement', () => {
   it('sends no create of a failed batch again once its signal has fired', async () => {
     const bad = Object.assign(new Error('invalid byte sequence'), { code: '22021' });
     const controller = new AbortController();
-    const { client, calls, release } = heldScript((call, values) => {
+    const { calls, release, repository } = heldScript((call, values) => {
       // The batch fails; while its first create goes alone, the second one's deadline passes.
       if (call === 2) return Promise.reject(bad);
       if (call === 3) controller.abort(new Error('deadline'));
       return Promise.resolve({ rows: idsOf(values).map((id) => ({ id })) });
     });
-    const repository = createPostgresRepository(client, { maxInFlight: 1 });
     const first = repository.create({ id: 1n, name: 'a' }, { signal: signal() });
     const batch = [
       repository.create({ id: 2n, name: 'a' }, { signal: signal() }),

@@ -9,185 +9,150 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { NewPlant } from '../../lib/index.ts';
 import { createPostgresRepository } from '../../lib/postgres.ts';
 import {
   backends,
-  freshTable,
-  heldClient,
+  heldRepository,
   idsOf,
   qualified,
   scriptedClient,
   signal,
   skipWithoutBackends,
+  storedIds,
+  tableFor,
 } from './postgres-backends.ts';
 
 for (const backend of backends) {
   describe(`createPostgresRepository's batches on ${backend.name}`, () => {
-    it('sends the creates that arrive while a statement is in flight together in one statement', async () => {
+    it('sends the creates that arrive while a statement is in flight together in one statement', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const first = repository.create({ id: 1n, name: 'first' }, { signal: signal() });
-        const rest = Array.from({ length: 20 }, (_, i) =>
-          repository.create({ id: BigInt(100 + i), name: `${i}` }, { signal: signal() }),
-        );
-        assert.equal(held.statements.length, 1);
-        held.release();
-        assert.deepStrictEqual(
-          await Promise.all([first, ...rest]),
-          Array(21).fill({ created: true }),
-        );
-        assert.deepStrictEqual(
-          held.statements.map((statement) => idsOf(statement.values).length),
-          [1, 20],
-        );
-        const { rows } = await client.query(
-          `SELECT count(*)::int AS n FROM ${qualified(table)}`,
-          [],
-        );
-        assert.deepStrictEqual(rows, [{ n: 21 }]);
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const held = heldRepository(client, table);
+      const first = held.create({ id: 1n, name: 'first' });
+      const rest = Array.from({ length: 20 }, (_, i) =>
+        held.create({ id: BigInt(100 + i), name: `${i}` }),
+      );
+      assert.equal(held.statements.length, 1);
+      held.release();
+      assert.deepStrictEqual(
+        await Promise.all([first, ...rest]),
+        Array(21).fill({ created: true }),
+      );
+      assert.deepStrictEqual(
+        held.statements.map((statement) => idsOf(statement.values).length),
+        [1, 20],
+      );
+      assert.equal((await storedIds(client, table)).length, 21);
     });
 
-    it('lets exactly one create of an id win when several of it share one batch', async () => {
+    it('lets exactly one create of an id win when several of it share one batch', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
-        const first = create({ id: 1n, name: 'hold' });
-        const batch = [
-          create({ id: 7n, name: 'Fern', tag: 'green' }),
-          create({ id: 7n, name: 'Fern', tag: 'green' }),
-          create({ id: 7n, name: 'Cactus' }),
-          create({ id: 8n, name: 'Moss' }),
-          create({ id: 8n, name: 'Moss' }),
-        ];
-        held.release();
-        await first;
-        assert.deepStrictEqual(await Promise.all(batch), [
-          { created: true },
-          { created: false, existing: { name: 'Fern', tag: 'green' } },
-          { created: false, existing: { name: 'Fern', tag: 'green' } },
-          { created: true },
-          { created: false, existing: { name: 'Moss' } },
-        ]);
-        assert.equal(held.inserts().length, 2);
-        const { rows } = await client.query(
-          `SELECT id::text AS id, name, tag FROM ${qualified(table)} WHERE id > 1 ORDER BY id`,
-          [],
-        );
-        assert.deepStrictEqual(rows, [
-          { id: '7', name: 'Fern', tag: 'green' },
-          { id: '8', name: 'Moss', tag: null },
-        ]);
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const held = heldRepository(client, table);
+      const first = held.create({ id: 1n, name: 'hold' });
+      const batch = [
+        held.create({ id: 7n, name: 'Fern', tag: 'green' }),
+        held.create({ id: 7n, name: 'Fern', tag: 'green' }),
+        held.create({ id: 7n, name: 'Cactus' }),
+        held.create({ id: 8n, name: 'Moss' }),
+        held.create({ id: 8n, name: 'Moss' }),
+      ];
+      held.release();
+      await first;
+      assert.deepStrictEqual(await Promise.all(batch), [
+        { created: true },
+        { created: false, existing: { name: 'Fern', tag: 'green' } },
+        { created: false, existing: { name: 'Fern', tag: 'green' } },
+        { created: true },
+        { created: false, existing: { name: 'Moss' } },
+      ]);
+      assert.equal(held.inserts().length, 2);
+      const { rows } = await client.query(
+        `SELECT id::text AS id, name, tag FROM ${qualified(table)} WHERE id > 1 ORDER BY id`,
+        [],
+      );
+      assert.deepStrictEqual(rows, [
+        { id: '7', name: 'Fern', tag: 'green' },
+        { id: '8', name: 'Moss', tag: null },
+      ]);
     });
 
-    it('answers stored, replay and conflict in one batch when some ids are taken', async () => {
+    it('answers stored, replay and conflict in one batch when some ids are taken', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        await client.query(
-          `INSERT INTO ${qualified(table)} (id, name, tag) VALUES (5, 'Ivy', NULL), (6, 'Fern', 'x')`,
-          [],
-        );
-        const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const create = (plant: NewPlant) => repository.create(plant, { signal: signal() });
-        const first = create({ id: 1n, name: 'hold' });
-        const batch = [
-          create({ id: 5n, name: 'Ivy' }),
-          create({ id: 6n, name: 'Other' }),
-          create({ id: 9n, name: 'New' }),
-        ];
-        held.release();
-        await first;
-        assert.deepStrictEqual(await Promise.all(batch), [
-          { created: false, existing: { name: 'Ivy' } },
-          { created: false, existing: { name: 'Fern', tag: 'x' } },
-          { created: true },
-        ]);
-        // The insert of the batch, then one primary-key read for both taken ids.
-        assert.deepStrictEqual(
-          held.statements
-            .slice(1)
-            .map((statement) => [statement.text.split(' ')[0], idsOf(statement.values)]),
-          [
-            ['INSERT', ['5', '6', '9']],
-            ['SELECT', ['5', '6']],
-          ],
-        );
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      await client.query(
+        `INSERT INTO ${qualified(table)} (id, name, tag) VALUES (5, 'Ivy', NULL), (6, 'Fern', 'x')`,
+        [],
+      );
+      const held = heldRepository(client, table);
+      const first = held.create({ id: 1n, name: 'hold' });
+      const batch = [
+        held.create({ id: 5n, name: 'Ivy' }),
+        held.create({ id: 6n, name: 'Other' }),
+        held.create({ id: 9n, name: 'New' }),
+      ];
+      held.release();
+      await first;
+      assert.deepStrictEqual(await Promise.all(batch), [
+        { created: false, existing: { name: 'Ivy' } },
+        { created: false, existing: { name: 'Fern', tag: 'x' } },
+        { created: true },
+      ]);
+      // The insert of the batch, then one primary-key read for both taken ids.
+      assert.deepStrictEqual(
+        held.statements
+          .slice(1)
+          .map((statement) => [statement.text.split(' ')[0], idsOf(statement.values)]),
+        [
+          ['INSERT', ['5', '6', '9']],
+          ['SELECT', ['5', '6']],
+        ],
+      );
     });
 
-    it('never sends a create whose signal aborts while it waits for a batch', async () => {
+    it('never sends a create whose signal aborts while it waits for a batch', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const first = repository.create({ id: 1n, name: 'hold' }, { signal: signal() });
-        const controller = new AbortController();
-        const reason = new Error('deadline');
-        const late = repository.create({ id: 2n, name: 'late' }, { signal: controller.signal });
-        const onTime = repository.create({ id: 3n, name: 'on time' }, { signal: signal() });
-        controller.abort(reason);
-        // Rejected at once, while the statement ahead of it is still held.
-        await assert.rejects(late, (error) => error === reason);
-        held.release();
-        assert.deepStrictEqual(await Promise.all([first, onTime]), [
-          { created: true },
-          { created: true },
-        ]);
-        assert.deepStrictEqual(
-          held.inserts().map((statement) => idsOf(statement.values)),
-          [['1'], ['3']],
-        );
-        const { rows } = await client.query(
-          `SELECT id::text AS id FROM ${qualified(table)} ORDER BY id`,
-          [],
-        );
-        assert.deepStrictEqual(rows, [{ id: '1' }, { id: '3' }]);
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const held = heldRepository(client, table);
+      const first = held.create({ id: 1n, name: 'hold' });
+      const controller = new AbortController();
+      const reason = new Error('deadline');
+      const late = held.repository.create({ id: 2n, name: 'late' }, { signal: controller.signal });
+      const onTime = held.create({ id: 3n, name: 'on time' });
+      controller.abort(reason);
+      // Rejected at once, while the statement ahead of it is still held.
+      await assert.rejects(late, (error) => error === reason);
+      held.release();
+      assert.deepStrictEqual(await Promise.all([first, onTime]), [
+        { created: true },
+        { created: true },
+      ]);
+      assert.deepStrictEqual(
+        held.inserts().map((statement) => idsOf(statement.values)),
+        [['1'], ['3']],
+      );
+      assert.deepStrictEqual(await storedIds(client, table), ['1', '3']);
     });
 
     it('listens to the signal only of a create that waits for a batch', async (t) => {
       // A listener on an AbortSignal is the dearest part of a lone create's own work: the idle
       // case, one create at a time, must not pay it.
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const held = heldClient(client);
-        const repository = createPostgresRepository(held.client, { ...table, maxInFlight: 1 });
-        const alone = signal();
-        const waiting = signal();
-        const aloneListens = t.mock.method(alone, 'addEventListener');
-        const waitingListens = t.mock.method(waiting, 'addEventListener');
-        const first = repository.create({ id: 1n, name: 'alone' }, { signal: alone });
-        const second = repository.create({ id: 2n, name: 'waits' }, { signal: waiting });
-        held.release();
-        assert.deepStrictEqual(await Promise.all([first, second]), [
-          { created: true },
-          { created: true },
-        ]);
-        assert.equal(aloneListens.mock.callCount(), 0, 'the create sent at once');
-        assert.equal(waitingListens.mock.callCount(), 1, 'the create that waited');
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const held = heldRepository(client, table);
+      const alone = signal();
+      const waiting = signal();
+      const aloneListens = t.mock.method(alone, 'addEventListener');
+      const waitingListens = t.mock.method(waiting, 'addEventListener');
+      const first = held.repository.create({ id: 1n, name: 'alone' }, { signal: alone });
+      const second = held.repository.create({ id: 2n, name: 'waits' }, { signal: waiting });
+      held.release();
+      assert.deepStrictEqual(await Promise.all([first, second]), [
+        { created: true },
+        { created: true },
+      ]);
+      assert.equal(aloneListens.mock.callCount(), 0, 'the create sent at once');
+      assert.equal(waitingListens.mock.callCount(), 1, 'the create that waited');
     });
   });
 }

@@ -7,12 +7,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import pg from 'pg';
 import type { PlantRepository } from '../../lib/index.ts';
 import { createPostgresRepository, type PostgresTableOptions } from '../../lib/postgres.ts';
 import { registerRepositoryConformance } from '../../lib/testing.ts';
 import {
-  DATABASE_URL,
   freshTable,
   hasServer,
   poolA,
@@ -21,6 +19,7 @@ import {
   scriptedClient,
   signal,
 } from './postgres-backends.ts';
+import { connectionTable } from './postgres-server.ts';
 
 if (hasServer) {
   describe('createPostgresRepository with prepare: true on the PostgreSQL server: the conformance kit', () => {
@@ -42,79 +41,65 @@ if (hasServer) {
   });
 
   describe('createPostgresRepository with prepare: true on the PostgreSQL server', () => {
-    it('prepares each statement once on the connection, by a name of its own per text', async () => {
-      const connection = new pg.Client({ connectionString: DATABASE_URL });
-      await connection.connect();
-      const { table, cleanup } = await freshTable(connection);
-      try {
-        // One statement at a time: a Client runs one at a time anyway.
-        const repository = createPostgresRepository(connection, {
-          ...table,
-          prepare: true,
-          maxInFlight: 1,
-        });
-        const create = (id: bigint, name: string) =>
-          repository.create({ id, name }, { signal: signal() });
-        // Lone creates and a replay (the one-row insert, then the one-id read) ...
-        assert.deepStrictEqual(await create(1n, 'a'), { created: true });
-        assert.deepStrictEqual(await create(2n, 'b'), { created: true });
-        assert.deepStrictEqual(await create(1n, 'a'), {
-          created: false,
-          existing: { name: 'a' },
-        });
-        // ... then more at once than may be in flight, so that all but the first wait and go
-        // together: the batch insert, and the batch read of the two taken ids.
-        const many = await Promise.all([
-          ...Array.from({ length: 8 }, (_, i) => create(BigInt(10 + i), 'c')),
-          create(1n, 'd'),
-          create(2n, 'e'),
-        ]);
-        assert.deepStrictEqual(many, [
-          ...Array(8).fill({ created: true }),
-          { created: false, existing: { name: 'a' } },
-          { created: false, existing: { name: 'b' } },
-        ]);
-        const { rows } = await connection.query(
-          'SELECT name, statement FROM pg_prepared_statements ORDER BY prepare_time',
-        );
-        const prepared = rows as Array<{ name: string; statement: string }>;
-        assert.equal(prepared.length, 4, JSON.stringify(prepared));
-        for (const { name, statement } of prepared) {
-          assert.match(name, /^plant_store_[0-9a-z]+_[0-9]+$/);
-          assert.ok(statement.includes(qualified(table)), statement);
-        }
-        assert.equal(new Set(prepared.map(({ name }) => name)).size, 4);
-      } finally {
-        await cleanup();
-        await connection.end();
+    it('prepares each statement once on the connection, by a name of its own per text', async (t) => {
+      const { connection, table } = await connectionTable(t);
+      // One statement at a time: a Client runs one at a time anyway.
+      const repository = createPostgresRepository(connection, {
+        ...table,
+        prepare: true,
+        maxInFlight: 1,
+      });
+      const create = (id: bigint, name: string) =>
+        repository.create({ id, name }, { signal: signal() });
+      // Lone creates and a replay (the one-row insert, then the one-id read) ...
+      assert.deepStrictEqual(await create(1n, 'a'), { created: true });
+      assert.deepStrictEqual(await create(2n, 'b'), { created: true });
+      assert.deepStrictEqual(await create(1n, 'a'), {
+        created: false,
+        existing: { name: 'a' },
+      });
+      // ... then more at once than may be in flight, so that all but the first wait and go
+      // together: the batch insert, and the batch read of the two taken ids.
+      const many = await Promise.all([
+        ...Array.from({ length: 8 }, (_, i) => create(BigInt(10 + i), 'c')),
+        create(1n, 'd'),
+        create(2n, 'e'),
+      ]);
+      assert.deepStrictEqual(many, [
+        ...Array(8).fill({ created: true }),
+        { created: false, existing: { name: 'a' } },
+        { created: false, existing: { name: 'b' } },
+      ]);
+      const { rows } = await connection.query(
+        'SELECT name, statement FROM pg_prepared_statements ORDER BY prepare_time',
+      );
+      const prepared = rows as Array<{ name: string; statement: string }>;
+      assert.equal(prepared.length, 4, JSON.stringify(prepared));
+      for (const { name, statement } of prepared) {
+        assert.match(name, /^plant_store_[0-9a-z]+_[0-9]+$/);
+        assert.ok(statement.includes(qualified(table)), statement);
       }
+      assert.equal(new Set(prepared.map(({ name }) => name)).size, 4);
     });
 
-    it('goes on unnamed when the server forgets its prepared statements, as behind a pooler', async () => {
-      const connection = new pg.Client({ connectionString: DATABASE_URL });
-      await connection.connect();
-      const { table, cleanup } = await freshTable(connection);
-      try {
-        const repository = createPostgresRepository(connection, { ...table, prepare: true });
-        const context = { signal: signal() };
-        assert.deepStrictEqual(await repository.create({ id: 1n, name: 'a' }, context), {
-          created: true,
-        });
-        // The client still takes the statement for prepared; the server answers 26000.
-        await connection.query('DEALLOCATE ALL');
-        assert.deepStrictEqual(await repository.create({ id: 2n, name: 'b' }, context), {
-          created: true,
-        });
-        assert.deepStrictEqual(await repository.create({ id: 2n, name: 'b' }, context), {
-          created: false,
-          existing: { name: 'b' },
-        });
-        const { rows } = await connection.query('SELECT name FROM pg_prepared_statements');
-        assert.deepStrictEqual(rows, []);
-      } finally {
-        await cleanup();
-        await connection.end();
-      }
+    it('goes on unnamed when the server forgets its prepared statements, as behind a pooler', async (t) => {
+      const { connection, table } = await connectionTable(t);
+      const repository = createPostgresRepository(connection, { ...table, prepare: true });
+      const context = { signal: signal() };
+      assert.deepStrictEqual(await repository.create({ id: 1n, name: 'a' }, context), {
+        created: true,
+      });
+      // The client still takes the statement for prepared; the server answers 26000.
+      await connection.query('DEALLOCATE ALL');
+      assert.deepStrictEqual(await repository.create({ id: 2n, name: 'b' }, context), {
+        created: true,
+      });
+      assert.deepStrictEqual(await repository.create({ id: 2n, name: 'b' }, context), {
+        created: false,
+        existing: { name: 'b' },
+      });
+      const { rows } = await connection.query('SELECT name FROM pg_prepared_statements');
+      assert.deepStrictEqual(rows, []);
     });
   });
 }

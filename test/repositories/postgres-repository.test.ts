@@ -25,6 +25,7 @@ import {
   scriptedClient,
   signal,
   skipWithoutBackends,
+  tableFor,
   uniqueTableName,
 } from './postgres-backends.ts';
 
@@ -50,62 +51,50 @@ for (const backend of backends) {
   });
 
   describe(`createPostgresRepository on ${backend.name}`, () => {
-    it('stores ids as exact bigints when they are at the ends of the int64 range', async () => {
+    it('stores ids as exact bigints when they are at the ends of the int64 range', async (t) => {
       const client = await backend.client();
-      const { table, repository, cleanup } = await freshTable(client);
-      try {
-        const ids = [-9223372036854775808n, 9223372036854775807n, 9007199254740993n];
-        for (const id of ids) await repository.create({ id, name: 'x' }, { signal: signal() });
-        const { rows } = await client.query(
-          `SELECT id, id::text AS text FROM ${qualified(table)} ORDER BY id`,
-          [],
-        );
-        // pg hands int8 back as a string, PGlite as a bigint: BigInt takes both exactly.
-        assert.deepStrictEqual(
-          rows.map((row) => BigInt((row as { id: string | bigint }).id)),
-          ids.toSorted((a, b) => (a < b ? -1 : 1)),
-        );
-        assert.deepStrictEqual(
-          rows.map((row) => (row as { text: string }).text),
-          ['-9223372036854775808', '9007199254740993', '9223372036854775807'],
-        );
-      } finally {
-        await cleanup();
-      }
+      const { table, repository } = await tableFor(t, client);
+      const ids = [-9223372036854775808n, 9223372036854775807n, 9007199254740993n];
+      for (const id of ids) await repository.create({ id, name: 'x' }, { signal: signal() });
+      const { rows } = await client.query(
+        `SELECT id, id::text AS text FROM ${qualified(table)} ORDER BY id`,
+        [],
+      );
+      // pg hands int8 back as a string, PGlite as a bigint: BigInt takes both exactly.
+      assert.deepStrictEqual(
+        rows.map((row) => BigInt((row as { id: string | bigint }).id)),
+        ids.toSorted((a, b) => (a < b ? -1 : 1)),
+      );
+      assert.deepStrictEqual(
+        rows.map((row) => (row as { text: string }).text),
+        ['-9223372036854775808', '9007199254740993', '9223372036854775807'],
+      );
     });
 
-    it("stores NULL for an absent tag and '' for an empty one when both are created", async () => {
+    it("stores NULL for an absent tag and '' for an empty one when both are created", async (t) => {
       const client = await backend.client();
-      const { table, repository, cleanup } = await freshTable(client);
-      try {
-        await repository.create({ id: 1n, name: 'a' }, { signal: signal() });
-        await repository.create({ id: 2n, name: 'a', tag: '' }, { signal: signal() });
-        const { rows } = await client.query(
-          `SELECT id::text AS id, tag IS NULL AS "isNull" FROM ${qualified(table)} ORDER BY id`,
-          [],
-        );
-        assert.deepStrictEqual(rows, [
-          { id: '1', isNull: true },
-          { id: '2', isNull: false },
-        ]);
-      } finally {
-        await cleanup();
-      }
+      const { table, repository } = await tableFor(t, client);
+      await repository.create({ id: 1n, name: 'a' }, { signal: signal() });
+      await repository.create({ id: 2n, name: 'a', tag: '' }, { signal: signal() });
+      const { rows } = await client.query(
+        `SELECT id::text AS id, tag IS NULL AS "isNull" FROM ${qualified(table)} ORDER BY id`,
+        [],
+      );
+      assert.deepStrictEqual(rows, [
+        { id: '1', isNull: true },
+        { id: '2', isNull: false },
+      ]);
     });
 
-    it('returns a plant without a tag when a row with a NULL tag was inserted by hand', async () => {
+    it('returns a plant without a tag when a row with a NULL tag was inserted by hand', async (t) => {
       const client = await backend.client();
-      const { table, repository, cleanup } = await freshTable(client);
-      try {
-        await client.query(
-          `INSERT INTO ${qualified(table)} (id, name, tag) VALUES (7, 'by hand', NULL)`,
-          [],
-        );
-        const outcome = await repository.create({ id: 7n, name: 'by hand' }, { signal: signal() });
-        assert.deepStrictEqual(outcome, { created: false, existing: { name: 'by hand' } });
-      } finally {
-        await cleanup();
-      }
+      const { table, repository } = await tableFor(t, client);
+      await client.query(
+        `INSERT INTO ${qualified(table)} (id, name, tag) VALUES (7, 'by hand', NULL)`,
+        [],
+      );
+      const outcome = await repository.create({ id: 7n, name: 'by hand' }, { signal: signal() });
+      assert.deepStrictEqual(outcome, { created: false, existing: { name: 'by hand' } });
     });
 
     it('works and injects nothing when the table name holds quotes, spaces and SQL', async () => {
@@ -164,63 +153,55 @@ for (const backend of backends) {
       }
     });
 
-    it('inserts again when the row is deleted between the insert and the read', async () => {
+    it('inserts again when the row is deleted between the insert and the read', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        await client.query(`INSERT INTO ${qualified(table)} (id, name) VALUES (3, 'doomed')`, []);
-        // Deletes the row right after the first insert found it, before the read runs.
-        let deleted = false;
-        const racing: PostgresClient = {
-          async query(text, values) {
-            const result = await client.query(text, values);
-            if (!deleted && text.startsWith('INSERT') && result.rows.length === 0) {
-              deleted = true;
-              await client.query(`DELETE FROM ${qualified(table)} WHERE id = 3`, []);
-            }
-            return result;
-          },
-        };
-        const repository = createPostgresRepository(racing, table);
-        assert.deepStrictEqual(
-          await repository.create({ id: 3n, name: 'new' }, { signal: signal() }),
-          {
-            created: true,
-          },
-        );
-        assert.equal(deleted, true);
-        const { rows } = await client.query(`SELECT name FROM ${qualified(table)}`, []);
-        assert.deepStrictEqual(rows, [{ name: 'new' }]);
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      await client.query(`INSERT INTO ${qualified(table)} (id, name) VALUES (3, 'doomed')`, []);
+      // Deletes the row right after the first insert found it, before the read runs.
+      let deleted = false;
+      const racing: PostgresClient = {
+        async query(text, values) {
+          const result = await client.query(text, values);
+          if (!deleted && text.startsWith('INSERT') && result.rows.length === 0) {
+            deleted = true;
+            await client.query(`DELETE FROM ${qualified(table)} WHERE id = 3`, []);
+          }
+          return result;
+        },
+      };
+      const repository = createPostgresRepository(racing, table);
+      assert.deepStrictEqual(
+        await repository.create({ id: 3n, name: 'new' }, { signal: signal() }),
+        {
+          created: true,
+        },
+      );
+      assert.equal(deleted, true);
+      const { rows } = await client.query(`SELECT name FROM ${qualified(table)}`, []);
+      assert.deepStrictEqual(rows, [{ name: 'new' }]);
     });
 
-    it('rejects with a TypeError and stores nothing when a name or tag is not well-formed UTF-16', async () => {
+    it('rejects with a TypeError and stores nothing when a name or tag is not well-formed UTF-16', async (t) => {
       // PostgreSQL once stored a lone surrogate as U+FFFD and answered created: its replay then
       // read back another name, a conflict.
       const client = await backend.client();
-      const { table, repository, cleanup } = await freshTable(client);
-      try {
-        for (const [field, plant] of [
-          ['name', { id: 1n, name: 'lone \uD800 high' }],
-          ['name', { id: 1n, name: '\uDC00' }],
-          ['tag', { id: 1n, name: 'fine', tag: 'cut \uD83C' }],
-        ] as const) {
-          await assert.rejects(repository.create(plant, { signal: signal() }), {
-            name: 'TypeError',
-            message: `plant-store/postgres: the plant's ${field} is not well-formed UTF-16 (it holds a lone surrogate), so it cannot be stored as it is`,
-          });
-        }
-        const { rows } = await client.query(`SELECT id FROM ${qualified(table)}`, []);
-        assert.deepStrictEqual(rows, []);
-        assert.deepStrictEqual(
-          await repository.create({ id: 1n, name: 'a 🌿 pair' }, { signal: signal() }),
-          { created: true },
-        );
-      } finally {
-        await cleanup();
+      const { table, repository } = await tableFor(t, client);
+      for (const [field, plant] of [
+        ['name', { id: 1n, name: 'lone \uD800 high' }],
+        ['name', { id: 1n, name: '\uDC00' }],
+        ['tag', { id: 1n, name: 'fine', tag: 'cut \uD83C' }],
+      ] as const) {
+        await assert.rejects(repository.create(plant, { signal: signal() }), {
+          name: 'TypeError',
+          message: `plant-store/postgres: the plant's ${field} is not well-formed UTF-16 (it holds a lone surrogate), so it cannot be stored as it is`,
+        });
       }
+      const { rows } = await client.query(`SELECT id FROM ${qualified(table)}`, []);
+      assert.deepStrictEqual(rows, []);
+      assert.deepStrictEqual(
+        await repository.create({ id: 1n, name: 'a 🌿 pair' }, { signal: signal() }),
+        { created: true },
+      );
     });
 
     it("rejects with the driver's error when the table does not exist", async () => {

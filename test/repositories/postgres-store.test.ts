@@ -8,98 +8,89 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { createPlantStore, PlantApiError } from '../../lib/index.ts';
 import { createPostgresRepository } from '../../lib/postgres.ts';
 import {
   answer,
   backends,
-  DATABASE_URL,
-  freshTable,
   hasServer,
-  heldClient,
+  heldRepository,
   idsOf,
   post,
   qualified,
   scriptedClient,
   skipWithoutBackends,
+  storedIds,
+  tableFor,
   verifier,
 } from './postgres-backends.ts';
+import { readOnlyPool, serverTable } from './postgres-server.ts';
 import { withDeadline } from '../support/node-helpers.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 
 for (const backend of backends) {
   describe(`createPlantStore with createPostgresRepository on ${backend.name}`, () => {
-    it('answers 200, 200 on replay and 409 on conflict when plants are stored in the database', async () => {
+    it('answers 200, 200 on replay and 409 on conflict when plants are stored in the database', async (t) => {
       const client = await backend.client();
-      const { table, repository, cleanup } = await freshTable(client);
-      try {
-        // A throw inside onError would only reach stderr: collect, then assert.
-        const reported: unknown[] = [];
-        const store = createPlantStore({ repository, verifier, onError: (e) => reported.push(e) });
-        const plant = '{"id": 9223372036854775807, "name": "Monstera \uD83C\uDF3F", "tag": ""}';
-        const ok = {
-          status: 200,
-          type: 'application/json',
-          body: { name: 'Monstera 🌿', tag: '' },
-        };
-        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
-        assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
-        const conflict = await answer(
-          await store.fetch(post('{"id": 9223372036854775807, "name": "Monstera 🌿"}')),
-        );
-        assert.deepStrictEqual(conflict, {
-          status: 409,
-          type: 'application/json',
-          body: { error: 409, message: 'a different plant is already stored under this id' },
-        });
-        const { rows } = await client.query(
-          `SELECT id::text AS id, name, tag FROM ${qualified(table)}`,
-          [],
-        );
-        assert.deepStrictEqual(rows, [{ id: '9223372036854775807', name: 'Monstera 🌿', tag: '' }]);
-        assert.deepStrictEqual(reported, []);
-      } finally {
-        await cleanup();
-      }
+      const { table, repository } = await tableFor(t, client);
+      // A throw inside onError would only reach stderr: collect, then assert.
+      const reported: unknown[] = [];
+      const store = createPlantStore({ repository, verifier, onError: (e) => reported.push(e) });
+      const plant = '{"id": 9223372036854775807, "name": "Monstera \uD83C\uDF3F", "tag": ""}';
+      const ok = {
+        status: 200,
+        type: 'application/json',
+        body: { name: 'Monstera 🌿', tag: '' },
+      };
+      assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+      assert.deepStrictEqual(await answer(await store.fetch(post(plant))), ok);
+      const conflict = await answer(
+        await store.fetch(post('{"id": 9223372036854775807, "name": "Monstera 🌿"}')),
+      );
+      assert.deepStrictEqual(conflict, {
+        status: 409,
+        type: 'application/json',
+        body: { error: 409, message: 'a different plant is already stored under this id' },
+      });
+      const { rows } = await client.query(
+        `SELECT id::text AS id, name, tag FROM ${qualified(table)}`,
+        [],
+      );
+      assert.deepStrictEqual(rows, [{ id: '9223372036854775807', name: 'Monstera 🌿', tag: '' }]);
+      assert.deepStrictEqual(reported, []);
     });
 
-    it('answers 503 to both when the deadline passes, never sends the waiting one, and lets the sent one land', async () => {
+    it('answers 503 to both when the deadline passes, never sends the waiting one, and lets the sent one land', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const held = heldClient(client);
-        const store = createPlantStore({
-          repository: createPostgresRepository(held.client, { ...table, maxInFlight: 1 }),
-          verifier,
-          timeoutMs: 200,
-          onError: () => {},
-        });
-        // The first is sent and held; the second waits behind it for a batch.
-        const responses = await Promise.all(
-          ['{"id": 1, "name": "sent"}', '{"id": 2, "name": "waiting"}'].map(async (body) =>
-            answer(await store.fetch(post(body))),
-          ),
-        );
-        assert.deepStrictEqual(
-          responses.map((response) => response.status),
-          [503, 503],
-        );
-        held.release();
-        const ids = async () =>
-          (await client.query(`SELECT id::text AS id FROM ${qualified(table)}`, [])).rows;
-        // The one already sent lands (its retry will be an idempotent replay) ...
-        for (let tries = 0; tries < 250 && (await ids()).length === 0; tries++) await sleep(20);
-        await sleep(50);
-        assert.deepStrictEqual(await ids(), [{ id: '1' }]);
-        // ... and the one that waited was never sent.
-        assert.deepStrictEqual(
-          held.inserts().map((statement) => idsOf(statement.values)),
-          [['1']],
-        );
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const held = heldRepository(client, table);
+      const store = createPlantStore({
+        repository: held.repository,
+        verifier,
+        timeoutMs: 200,
+        onError: () => {},
+      });
+      // The first is sent and held; the second waits behind it for a batch.
+      const responses = await Promise.all(
+        ['{"id": 1, "name": "sent"}', '{"id": 2, "name": "waiting"}'].map(async (body) =>
+          answer(await store.fetch(post(body))),
+        ),
+      );
+      assert.deepStrictEqual(
+        responses.map((response) => response.status),
+        [503, 503],
+      );
+      held.release();
+      const ids = () => storedIds(client, table);
+      // The one already sent lands (its retry will be an idempotent replay) ...
+      for (let tries = 0; tries < 250 && (await ids()).length === 0; tries++) await sleep(20);
+      await sleep(50);
+      assert.deepStrictEqual(await ids(), ['1']);
+      // ... and the one that waited was never sent.
+      assert.deepStrictEqual(
+        held.inserts().map((statement) => idsOf(statement.values)),
+        [['1']],
+      );
     });
   });
 }
@@ -227,10 +218,9 @@ describe('createPlantStore with createPostgresRepository', () => {
 
 if (hasServer) {
   describe('createPlantStore with createPostgresRepository on a pg Pool of the PostgreSQL server', () => {
-    it("never sends a create whose deadline passed while it waited for one of the pool's connections", async () => {
+    it("never sends a create whose deadline passed while it waited for one of the pool's connections", async (t) => {
       // Such a create was once answered 503 and written half a second later.
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-      const { table, cleanup } = await freshTable(pool);
+      const { pool, table } = await serverTable(t, 1);
       const busy = await pool.connect();
       let released = false;
       try {
@@ -256,38 +246,25 @@ if (hasServer) {
         assert.equal(pool.totalCount, 1, 'the connection was kept, not closed');
       } finally {
         if (!released) busy.release();
-        await cleanup();
-        await pool.end();
       }
     });
 
-    it('answers 503 with Retry-After when the server is read-only, as a standby is', async () => {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-      const { table, cleanup } = await freshTable(pool);
-      const readOnly = new pg.Pool({
-        connectionString: DATABASE_URL,
-        max: 2,
-        options: '-c default_transaction_read_only=on',
+    it('answers 503 with Retry-After when the server is read-only, as a standby is', async (t) => {
+      const { table } = await serverTable(t, 2);
+      const readOnly = readOnlyPool(t, 2);
+      const reported: unknown[] = [];
+      const store = createPlantStore({
+        repository: createPostgresRepository(readOnly, { ...table, prepare: true }),
+        verifier,
+        onError: (error) => reported.push(error),
       });
-      try {
-        const reported: unknown[] = [];
-        const store = createPlantStore({
-          repository: createPostgresRepository(readOnly, { ...table, prepare: true }),
-          verifier,
-          onError: (error) => reported.push(error),
-        });
-        const response = await store.fetch(post('{"id": 1, "name": "a"}'));
-        assert.equal(response.status, 503);
-        assert.equal(response.headers.get('retry-after'), '1');
-        await assertMatchesOpenApi(response);
-        assert.equal(((reported[0] as Error).cause as { code?: string }).code, '25006');
-        // The connection that found a standby is closed: the next one may reach the new primary.
-        assert.equal(readOnly.totalCount, 0);
-      } finally {
-        await readOnly.end();
-        await cleanup();
-        await pool.end();
-      }
+      const response = await store.fetch(post('{"id": 1, "name": "a"}'));
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get('retry-after'), '1');
+      await assertMatchesOpenApi(response);
+      assert.equal(((reported[0] as Error).cause as { code?: string }).code, '25006');
+      // The connection that found a standby is closed: the next one may reach the new primary.
+      assert.equal(readOnly.totalCount, 0);
     });
   });
 }

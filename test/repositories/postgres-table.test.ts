@@ -15,7 +15,6 @@ import {
 } from '../../lib/postgres.ts';
 import {
   backends,
-  freshTable,
   oneSession,
   poolB,
   qualified,
@@ -23,54 +22,44 @@ import {
   RUN,
   signal,
   skipWithoutBackends,
+  tableFor,
   uniqueTableName,
 } from './postgres-backends.ts';
 
 for (const backend of backends) {
   describe(`ensurePlantTable on ${backend.name}`, () => {
-    it('creates the table with the documented columns when it is missing', async () => {
+    it('creates the table with the documented columns when it is missing', async (t) => {
       const client = await backend.client();
-      const { table, cleanup } = await freshTable(client);
-      try {
-        const { rows } = await client.query(
-          `SELECT column_name, data_type, is_nullable FROM information_schema.columns
-           WHERE table_name = $1 ORDER BY ordinal_position`,
-          [table.table],
-        );
-        assert.deepStrictEqual(rows, [
-          { column_name: 'id', data_type: 'bigint', is_nullable: 'NO' },
-          { column_name: 'name', data_type: 'text', is_nullable: 'NO' },
-          { column_name: 'tag', data_type: 'text', is_nullable: 'YES' },
-        ]);
-        const keys = await client.query(
-          `SELECT tc.constraint_type, kcu.column_name FROM information_schema.table_constraints tc
-           JOIN information_schema.key_column_usage kcu USING (constraint_schema, constraint_name)
-           WHERE tc.table_name = $1`,
-          [table.table],
-        );
-        assert.deepStrictEqual(keys.rows, [{ constraint_type: 'PRIMARY KEY', column_name: 'id' }]);
-      } finally {
-        await cleanup();
-      }
+      const { table } = await tableFor(t, client);
+      const { rows } = await client.query(
+        `SELECT column_name, data_type, is_nullable FROM information_schema.columns
+         WHERE table_name = $1 ORDER BY ordinal_position`,
+        [table.table],
+      );
+      assert.deepStrictEqual(rows, [
+        { column_name: 'id', data_type: 'bigint', is_nullable: 'NO' },
+        { column_name: 'name', data_type: 'text', is_nullable: 'NO' },
+        { column_name: 'tag', data_type: 'text', is_nullable: 'YES' },
+      ]);
+      const keys = await client.query(
+        `SELECT tc.constraint_type, kcu.column_name FROM information_schema.table_constraints tc
+         JOIN information_schema.key_column_usage kcu USING (constraint_schema, constraint_name)
+         WHERE tc.table_name = $1`,
+        [table.table],
+      );
+      assert.deepStrictEqual(keys.rows, [{ constraint_type: 'PRIMARY KEY', column_name: 'id' }]);
     });
 
-    it('keeps the table and its plants when it is called again', async () => {
+    it('keeps the table and its plants when it is called again', async (t) => {
       const client = await backend.client();
-      const { table, repository, cleanup } = await freshTable(client);
-      try {
-        await repository.create({ id: 1n, name: 'kept' }, { signal: signal() });
-        await ensurePlantTable(client, table);
-        await ensurePlantTable(client, table);
-        assert.deepStrictEqual(
-          await repository.create({ id: 1n, name: 'x' }, { signal: signal() }),
-          {
-            created: false,
-            existing: { name: 'kept' },
-          },
-        );
-      } finally {
-        await cleanup();
-      }
+      const { table, repository } = await tableFor(t, client);
+      await repository.create({ id: 1n, name: 'kept' }, { signal: signal() });
+      await ensurePlantTable(client, table);
+      await ensurePlantTable(client, table);
+      assert.deepStrictEqual(await repository.create({ id: 1n, name: 'x' }, { signal: signal() }), {
+        created: false,
+        existing: { name: 'kept' },
+      });
     });
 
     it('succeeds every time when many calls race on a missing table', async () => {
