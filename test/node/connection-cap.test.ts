@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { serve } from '../../lib/node.ts';
+import { type ServeOptions, serve } from '../../lib/node.ts';
 import { TOKEN, testStore } from '../support/fakes.ts';
 import { rawPlantRequest } from '../support/fault-helpers.ts';
 import {
@@ -38,6 +38,26 @@ async function closedWithin(client: RawClient, ms: number): Promise<boolean> {
   const closed = await Promise.race([client.closed.then(() => true), late]);
   clearTimeout(timer);
   return closed;
+}
+
+/** `serve` on a free port, counting the new connections it refuses. */
+async function servedCounting(options: ServeOptions) {
+  let refused = 0;
+  const handle = await serve({ port: 0, ...options, onConnectionRefused: () => refused++ });
+  return { handle, refusals: () => refused };
+}
+
+/** Opens a connection and waits for the server to close it: refused at the cap. */
+async function assertRefused(port: number, what = 'the new connection refused'): Promise<void> {
+  const client = await rawClient(port);
+  await withDeadline(client.closed, what);
+}
+
+/** Lets a new client in, served, and waits for `idle` to be closed to make room for it. */
+async function assertMakesRoom(port: number, idle: RawClient, what: string): Promise<void> {
+  const next = await idleClient(port);
+  await withDeadline(idle.closed, what);
+  next.socket.destroy();
 }
 
 describe('serve at maxConnections', () => {
@@ -100,16 +120,13 @@ describe('serve at maxConnections', () => {
 
   it('refuses a new connection, telling onConnectionRefused, only while every open one is busy', async () => {
     const release = gate();
-    let refusals = 0;
-    const handle = await serve({
+    const { handle, refusals } = await servedCounting({
       fetch: async (request) => {
         if (new URL(request.url).pathname === '/slow') await release.promise;
         return new Response(`read ${(await request.text()).length}`);
       },
-      port: 0,
       maxConnections: 5,
       keepAliveTimeout: 60_000,
-      onConnectionRefused: () => refusals++,
     });
     try {
       // Idle, then busy again: half of its next request arrived.
@@ -135,7 +152,7 @@ describe('serve at maxConnections', () => {
         await withDeadline(client.closed, 'a new connection refused');
         assert.equal(client.text(), '', 'refused unanswered');
       }
-      assert.equal(refusals, 20);
+      assert.equal(refusals(), 20);
 
       // Each busy connection was kept: each gets its answer.
       release.open();
@@ -151,7 +168,7 @@ describe('serve at maxConnections', () => {
 
       // All idle now: a new client is let in.
       const next = await idleClient(handle.port);
-      assert.equal(refusals, 20);
+      assert.equal(refusals(), 20);
       next.socket.destroy();
       for (const client of [resumed, inFlight, halfHead, halfBody, silent]) client.socket.destroy();
     } finally {
@@ -162,21 +179,17 @@ describe('serve at maxConnections', () => {
 
   it('never closes a connection whose response is still being written', async () => {
     const size = 32 * 1024 * 1024;
-    let refusals = 0;
-    const handle = await serve({
+    const { handle, refusals } = await servedCounting({
       fetch: () => new Response(new Uint8Array(size)),
-      port: 0,
       maxConnections: 1,
-      onConnectionRefused: () => refusals++,
     });
     try {
       const reader = await rawClient(handle.port);
       reader.socket.pause();
       reader.socket.write(GET());
       await delay(200);
-      const next = await rawClient(handle.port);
-      await withDeadline(next.closed, 'the new connection refused');
-      assert.equal(refusals, 1);
+      await assertRefused(handle.port);
+      assert.equal(refusals(), 1);
       let received = 0;
       reader.socket.on('data', (chunk: Buffer) => {
         received += chunk.byteLength;
@@ -189,10 +202,12 @@ describe('serve at maxConnections', () => {
         'the whole response',
       );
       // Written whole, it is idle: it makes room for the next client.
-      const after = await rawClient(handle.port);
-      await withDeadline(reader.closed, 'the connection reclaimed once its response was written');
-      assert.equal(refusals, 1);
-      after.socket.destroy();
+      await assertMakesRoom(
+        handle.port,
+        reader,
+        'the connection reclaimed once its response was written',
+      );
+      assert.equal(refusals(), 1);
     } finally {
       await handle.close();
     }
@@ -200,30 +215,24 @@ describe('serve at maxConnections', () => {
 
   it('never closes a connection while pipelined requests on it wait for their answers', async () => {
     const release = gate();
-    let refusals = 0;
-    const handle = await serve({
+    const { handle, refusals } = await servedCounting({
       fetch: async () => {
         await release.promise;
         return new Response('ok');
       },
-      port: 0,
       maxConnections: 1,
-      onConnectionRefused: () => refusals++,
     });
     try {
       const client = await rawClient(handle.port);
       client.socket.write(GET() + GET() + GET());
       await delay(50);
-      const next = await rawClient(handle.port);
-      await withDeadline(next.closed, 'the new connection refused');
-      assert.equal(refusals, 1);
+      await assertRefused(handle.port);
+      assert.equal(refusals(), 1);
       release.open();
       await client.waitFor(/(200 [\s\S]*){3}/, 'the three pipelined answers');
       assert.equal(splitResponses(client.text()).length, 3);
       // Every answer out: the connection is idle and makes room.
-      const after = await idleClient(handle.port);
-      await withDeadline(client.closed, 'the idle connection reclaimed');
-      after.socket.destroy();
+      await assertMakesRoom(handle.port, client, 'the idle connection reclaimed');
     } finally {
       release.open();
       await handle.close();
@@ -231,27 +240,21 @@ describe('serve at maxConnections', () => {
   });
 
   it('drains an unread body before the connection counts as idle', async () => {
-    let refusals = 0;
-    const handle = await serve({
+    const { handle, refusals } = await servedCounting({
       fetch: () => new Response('not read'),
-      port: 0,
       maxConnections: 1,
       drainTimeout: 10_000,
-      onConnectionRefused: () => refusals++,
     });
     try {
       const client = await rawClient(handle.port);
       client.socket.write('POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n12345');
       await client.waitFor(/not read\r\n0\r\n\r\n$/, 'the answer before the body');
-      const early = await rawClient(handle.port);
-      await withDeadline(early.closed, 'a new connection refused while the body drains');
-      assert.equal(refusals, 1);
+      await assertRefused(handle.port, 'a new connection refused while the body drains');
+      assert.equal(refusals(), 1);
       client.socket.write('67890');
       await delay(50);
-      const later = await idleClient(handle.port);
-      await withDeadline(client.closed, 'the drained connection reclaimed');
-      assert.equal(refusals, 1);
-      later.socket.destroy();
+      await assertMakesRoom(handle.port, client, 'the drained connection reclaimed');
+      assert.equal(refusals(), 1);
     } finally {
       await handle.close();
     }
@@ -299,17 +302,14 @@ describe('serve at maxConnections', () => {
 
   it('keeps every answer whole through a flood of new connections at the cap', async () => {
     const executed = new Set<string>();
-    let refusals = 0;
-    const handle = await serve({
+    const { handle, refusals } = await servedCounting({
       fetch: async (request) => {
         executed.add(new URL(request.url).pathname);
         await delay(2);
         return new Response('ok');
       },
-      port: 0,
       maxConnections: 10,
       keepAliveTimeout: 60_000,
-      onConnectionRefused: () => refusals++,
     });
     try {
       const clients = await Promise.all(
@@ -333,7 +333,7 @@ describe('serve at maxConnections', () => {
           assert.match(text, /^HTTP\/1\.1 200 [^]*\r\n2\r\nok\r\n0\r\n\r\n$/, 'an answer is whole');
         }
       }
-      assert.equal(refusals, unanswered);
+      assert.equal(refusals(), unanswered);
       assert.ok(unanswered < 200, 'clients were served');
       for (const client of clients) client.socket.destroy();
       const after = await idleClient(handle.port);
@@ -362,10 +362,7 @@ describe('serve at maxConnections', () => {
       const busy = await rawClient(handle.port);
       busy.socket.write(GET());
       await delay(20);
-      for (let i = 0; i < 3; i++) {
-        const next = await rawClient(handle.port);
-        await withDeadline(next.closed, 'a new connection refused');
-      }
+      for (let i = 0; i < 3; i++) await assertRefused(handle.port, 'a new connection refused');
       assert.deepEqual(
         errors.map((error) => (error as Error).message),
         ['hook failed', 'hook failed', 'hook failed'],

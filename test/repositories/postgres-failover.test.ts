@@ -8,12 +8,11 @@
 
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { postPlant, READY, startCli } from '../support/cli-helpers.ts';
-import { type Child, withDeadline } from '../support/node-helpers.ts';
+import { type Child, freePort, withDeadline } from '../support/node-helpers.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 import { failoverUnavailable, startPgFailover } from '../support/pg-failover.ts';
 
@@ -29,14 +28,6 @@ interface Answer {
   readonly at: number;
   /** Why there was no answer the OpenAPI document declares (status 0). */
   readonly error?: unknown;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const plantOf = (id: number) => ({ name: `plant ${id}`, tag: id % 2 === 0 ? 'even' : undefined });

@@ -1,7 +1,7 @@
 /**
  * Helpers for tests over real sockets and processes: deadlines that turn a hang into an
- * assertion, a listener on a free loopback port, a raw TCP client, a raw HTTP response parser and
- * child processes that are always reaped.
+ * assertion, a listener on a free loopback port (or the free port alone), a raw TCP client, a raw
+ * HTTP response parser and child processes that are always reaped.
  *
  * @module
  */
@@ -66,6 +66,15 @@ export async function listen(
         server.close(() => resolve());
       }),
   };
+}
+
+/** A free loopback port, as the kernel hands one out, for a server a test starts itself. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** A raw TCP client: what it received, and whether the server closed the connection. */

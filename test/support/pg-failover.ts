@@ -11,11 +11,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { freePort } from './node-helpers.ts';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 const TOOLS = ['initdb', 'pg_basebackup', 'pg_ctl', 'postgres'];
@@ -237,15 +237,6 @@ export async function startPgFailover(): Promise<PgFailover> {
       });
     });
   }
-}
-
-/** A free loopback port, as the kernel hands one out. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The rows of one query on a connection of its own. */
