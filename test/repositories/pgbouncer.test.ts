@@ -94,7 +94,6 @@ describe('createPostgresRepository with prepare: true behind PgBouncer in transa
       try {
         await ensurePlantTable(pool, table);
         const repository = createPostgresRepository(pool, { ...table, prepare: true });
-        const signal = new AbortController().signal;
         // Ten connections of the pool over four of the server's: names prepared on one server
         // connection are unknown or taken on another.
         for (let round = 0; round < 10; round++) {
@@ -102,7 +101,8 @@ describe('createPostgresRepository with prepare: true behind PgBouncer in transa
             Array.from({ length: 30 }, (_, i) =>
               repository.create(
                 { id: BigInt(round * 100 + (i % 20)), name: `n${i % 20}` },
-                { signal },
+                // A signal per create, as the store hands each create its own.
+                { signal: new AbortController().signal },
               ),
             ),
           );
