@@ -17,18 +17,17 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { postPlant, READY, startCli } from '../support/cli-helpers.ts';
 import type { Child } from '../support/node-helpers.ts';
+import { browserSkipReason, CHROMIUM, createFrom, originServer } from './page-helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PATTERN_DOMAIN = 'plants.test';
 const FLAGS = [
   '--headless',
@@ -45,55 +44,7 @@ const FLAGS = [
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const README_SCREENSHOT = fileURLToPath(new URL('../../docs/api-reference.png', import.meta.url));
 const TOKEN = 'browser-test-token';
-const PLAYWRIGHT = fileURLToPath(
-  new URL('./node_modules/playwright-core/package.json', import.meta.url),
-);
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
-  : !existsSync(PLAYWRIGHT)
-    ? 'playwright-core is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
-    : false;
-
-/** A page of its own origin, for a second local origin to call the API from. */
-async function originServer(servers: Server[]): Promise<string> {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>a plant app</title><p>a plant app</p>');
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** What a page's `fetch` of `POST /plants` saw: the response, or the error it threw. */
-interface Seen {
-  readonly status?: number;
-  readonly body?: string;
-  readonly challenge?: string | null;
-  readonly error?: string;
-}
-
-function createFrom(page: Page, api: string, token: string, body: unknown): Promise<Seen> {
-  return page.evaluate(
-    async ({ api, token, body }) => {
-      try {
-        const response = await fetch(`${api}/plants`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        return {
-          status: response.status,
-          body: await response.text(),
-          challenge: response.headers.get('www-authenticate'),
-        };
-      } catch (error) {
-        return { error: String(error) };
-      }
-    },
-    { api, token, body },
-  );
-}
+const skip = browserSkipReason();
 
 describe('the standalone server in Chromium', { skip }, () => {
   const children: Child[] = [];
@@ -210,9 +161,14 @@ describe('the standalone server in Chromium', { skip }, () => {
   it('lets a page of an allowed origin create a plant with fetch, and read why a token failed', async () => {
     const page = await context.newPage();
     await page.goto(`${appOrigin}/`);
-    const created = await createFrom(page, api, TOKEN, { id: 42, name: 'Ivy' });
+    const created = await createFrom(page, api, TOKEN, JSON.stringify({ id: 42, name: 'Ivy' }));
     assert.deepEqual(created, { status: 200, body: '{"name":"Ivy"}', challenge: null });
-    const refused = await createFrom(page, api, 'not-the-token', { id: 43, name: 'Ivy' });
+    const refused = await createFrom(
+      page,
+      api,
+      'not-the-token',
+      JSON.stringify({ id: 43, name: 'Ivy' }),
+    );
     assert.equal(refused.status, 401);
     // Exposed by Access-Control-Expose-Headers, so a browser client can tell why.
     assert.equal(refused.challenge, 'Bearer realm="plant-store", error="invalid_token"');
@@ -222,7 +178,7 @@ describe('the standalone server in Chromium', { skip }, () => {
   it('blocks a page of an origin that is not allowed, and nothing is stored', async () => {
     const page = await context.newPage();
     await page.goto(`${strangerOrigin}/`);
-    const blocked = await createFrom(page, api, TOKEN, { id: 44, name: 'Ivy' });
+    const blocked = await createFrom(page, api, TOKEN, JSON.stringify({ id: 44, name: 'Ivy' }));
     assert.equal(blocked.status, undefined, JSON.stringify(blocked));
     assert.match(blocked.error ?? '', /TypeError: Failed to fetch/);
     // The preflight failed, so the create itself was never sent: id 44 is still free.
@@ -234,11 +190,11 @@ describe('the standalone server in Chromium', { skip }, () => {
   it('lets a page of an origin under an allowed pattern create a plant, and blocks the bare domain', async () => {
     const page = await context.newPage();
     await page.goto(`http://shop.eu.${PATTERN_DOMAIN}:${patternPort}/`);
-    const created = await createFrom(page, api, TOKEN, { id: 45, name: 'Fern' });
+    const created = await createFrom(page, api, TOKEN, JSON.stringify({ id: 45, name: 'Fern' }));
     assert.deepEqual(created, { status: 200, body: '{"name":"Fern"}', challenge: null });
     // The pattern takes labels under the domain, never the domain itself.
     await page.goto(`http://${PATTERN_DOMAIN}:${patternPort}/`);
-    const blocked = await createFrom(page, api, TOKEN, { id: 46, name: 'Fern' });
+    const blocked = await createFrom(page, api, TOKEN, JSON.stringify({ id: 46, name: 'Fern' }));
     assert.match(blocked.error ?? '', /TypeError: Failed to fetch/, JSON.stringify(blocked));
     assert.equal((await postPlant(api, TOKEN, { id: 46, name: 'Moss' })).status, 200);
     await page.close();

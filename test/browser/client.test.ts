@@ -11,7 +11,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,17 +25,10 @@ import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts'
 import { type ServeHandle, serve } from '../../lib/node.ts';
 import { withDeadline } from '../support/node-helpers.ts';
 import { mapRepository } from '../support/web-fakes.ts';
+import { browserSkipReason, CHROMIUM } from './page-helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'browser-client-token';
-const PLAYWRIGHT = fileURLToPath(
-  new URL('./node_modules/playwright-core/package.json', import.meta.url),
-);
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
-  : !existsSync(PLAYWRIGHT)
-    ? 'playwright-core is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
-    : false;
+const skip = browserSkipReason();
 
 /** What the page's `createPlant` gave: the Plant, or the error's name, status and fields. */
 type Outcome =

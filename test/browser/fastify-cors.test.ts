@@ -12,66 +12,19 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import plantStore from '../../lib/fastify.ts';
 import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+import { browserSkipReason, CHROMIUM, createFrom, originServer } from './page-helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'fastify-cors-token';
-const installed = (name: string) => existsSync(new URL(`./node_modules/${name}/`, import.meta.url));
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
-  : !installed('playwright-core') || !installed('@fastify/cors')
-    ? 'playwright-core or @fastify/cors is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
-    : false;
-
-/** A page of its own origin, to call the API from. */
-async function originServer(servers: Server[]): Promise<string> {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>a plant app</title><p>a plant app</p>');
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** What a page's `fetch` of `POST /api/plants` saw: the response, or the error it threw. */
-interface Seen {
-  readonly status?: number;
-  readonly body?: string;
-  readonly challenge?: string | null;
-  readonly error?: string;
-}
-
-function createFrom(page: Page, api: string, token: string, body: string): Promise<Seen> {
-  return page.evaluate(
-    async ({ api, token, body }) => {
-      try {
-        const response = await fetch(`${api}/plants`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body,
-        });
-        return {
-          status: response.status,
-          body: await response.text(),
-          challenge: response.headers.get('www-authenticate'),
-        };
-      } catch (error) {
-        return { error: String(error) };
-      }
-    },
-    { api, token, body },
-  );
-}
+const skip = browserSkipReason('@fastify/cors');
 
 describe('plant-store/fastify behind @fastify/cors in Chromium', { skip }, () => {
   const servers: Server[] = [];

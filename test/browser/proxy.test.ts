@@ -13,28 +13,18 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { READY, startCli } from '../support/cli-helpers.ts';
 import type { Child } from '../support/node-helpers.ts';
 import { noOpenssl, selfSigned } from '../support/tls.ts';
+import { browserSkipReason, CHROMIUM } from './page-helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'proxy-test-token';
-const PLAYWRIGHT = fileURLToPath(
-  new URL('./node_modules/playwright-core/package.json', import.meta.url),
-);
-
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`
-  : !existsSync(PLAYWRIGHT)
-    ? 'playwright-core is not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests'
-    : noOpenssl();
+const skip = browserSkipReason() || noOpenssl();
 
 /**
  * A TLS-terminating reverse proxy as nginx is usually set up: requests under `prefix` go on to

@@ -1,0 +1,68 @@
+// What the browser tests share: Debian's Chromium, why a test skips without it, a page of its own
+// origin, and a create sent by a page's fetch.
+
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
+
+/** Debian's Chromium: the browser tests never download one. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Why the browser tests cannot run here (no Chromium, or playwright-core or one of `packages` not
+ * installed in test/browser), or false when they can.
+ */
+export function browserSkipReason(...packages: string[]): string | false {
+  if (!existsSync(CHROMIUM)) {
+    return `no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run the browser tests`;
+  }
+  const needed = ['playwright-core', ...packages];
+  const missing = needed.filter(
+    (name) => !existsSync(new URL(`./node_modules/${name}/package.json`, import.meta.url)),
+  );
+  if (missing.length === 0) return false;
+  return `${missing.join(' and ')} not installed: npm ci --prefix test/browser (kept out of the main install) to run the browser tests`;
+}
+
+/** A page of its own origin, to call the API from; closed with the rest of `servers`. */
+export async function originServer(servers: Server[]): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>a plant app</title><p>a plant app</p>');
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What a page's `fetch` of `POST <api>/plants` saw: the response, or the error it threw. */
+export interface Seen {
+  readonly status?: number;
+  readonly body?: string;
+  readonly challenge?: string | null;
+  readonly error?: string;
+}
+
+/** Sends a create from `page`, as a web app of the page's origin would. */
+export function createFrom(page: Page, api: string, token: string, body: string): Promise<Seen> {
+  return page.evaluate(
+    async ({ api, token, body }) => {
+      try {
+        const response = await fetch(`${api}/plants`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+        });
+        return {
+          status: response.status,
+          body: await response.text(),
+          challenge: response.headers.get('www-authenticate'),
+        };
+      } catch (error) {
+        return { error: String(error) };
+      }
+    },
+    { api, token, body },
+  );
+}
