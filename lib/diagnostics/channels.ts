@@ -6,7 +6,7 @@ interface Channel {
   publish(message: unknown): void;
 }
 
-interface TracingChannel {
+export interface TracingChannel {
   readonly start: Channel;
   readonly end: Channel;
   readonly asyncStart: Channel;
@@ -78,41 +78,29 @@ const diagnostics = (
 ).process?.getBuiltinModule?.('node:diagnostics_channel') as DiagnosticsChannelModule | undefined;
 
 const SILENT: Channel = { hasSubscribers: false, publish() {} };
+const SILENT_TRACING: TracingChannel = {
+  start: SILENT,
+  end: SILENT,
+  asyncStart: SILENT,
+  asyncEnd: SILENT,
+  error: SILENT,
+};
 
-/**
- * One tracing channel, held for the process's life: Node forgets a channel nobody holds. `active`
- * asks each of the five, since not every runtime's `TracingChannel` has `hasSubscribers`.
- */
-export class Tracer {
-  readonly start: Channel;
-  readonly end: Channel;
-  readonly asyncStart: Channel;
-  readonly asyncEnd: Channel;
-  readonly error: Channel;
+// Held for the process's life: Node forgets a channel nobody holds.
+export const createTracer = diagnostics?.tracingChannel(CREATE_CHANNEL) ?? SILENT_TRACING;
+export const verifierTracer = diagnostics?.tracingChannel(VERIFIER_CHANNEL) ?? SILENT_TRACING;
+export const repositoryTracer = diagnostics?.tracingChannel(REPOSITORY_CHANNEL) ?? SILENT_TRACING;
 
-  constructor(name: string) {
-    const channel = diagnostics?.tracingChannel(name);
-    this.start = channel?.start ?? SILENT;
-    this.end = channel?.end ?? SILENT;
-    this.asyncStart = channel?.asyncStart ?? SILENT;
-    this.asyncEnd = channel?.asyncEnd ?? SILENT;
-    this.error = channel?.error ?? SILENT;
-  }
-
-  get active(): boolean {
-    return (
-      this.start.hasSubscribers ||
-      this.end.hasSubscribers ||
-      this.asyncStart.hasSubscribers ||
-      this.asyncEnd.hasSubscribers ||
-      this.error.hasSubscribers
-    );
-  }
+/** Whether anyone listens, asked of each event: not every runtime's channel says it of itself. */
+export function isActive(tracer: TracingChannel): boolean {
+  return (
+    tracer.start.hasSubscribers ||
+    tracer.end.hasSubscribers ||
+    tracer.asyncStart.hasSubscribers ||
+    tracer.asyncEnd.hasSubscribers ||
+    tracer.error.hasSubscribers
+  );
 }
-
-export const createTracer = new Tracer(CREATE_CHANNEL);
-export const verifierTracer = new Tracer(VERIFIER_CHANNEL);
-export const repositoryTracer = new Tracer(REPOSITORY_CHANNEL);
 
 /** Handlers of a tracing channel's events, as `TracingChannel.subscribe` takes them. */
 export interface TracingHandlers<Message> {

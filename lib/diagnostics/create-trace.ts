@@ -7,13 +7,19 @@ import type { Operation } from '../operation/create-plant.ts';
 import type { CreateOutcome, PlainRequest, Reply } from '../operation/plain-request.ts';
 import { usableRequestId } from '../operation/usable-request-id.ts';
 import type { NewPlant } from '../types.ts';
-import { createTracer, repositoryTracer, type Tracer, verifierTracer } from './channels.ts';
+import {
+  createTracer,
+  isActive,
+  repositoryTracer,
+  type TracingChannel,
+  verifierTracer,
+} from './channels.ts';
 import type { CollaboratorChannelMessage, CreateChannelMessage } from './messages.ts';
 
 /** The operation, traced whenever anyone listens; a create nobody listens to builds no message. */
 export function traced(operation: Operation, collaborators: Collaborators): Operation {
   return (input, answer) => {
-    if (!createTracer.active && !verifierTracer.active && !repositoryTracer.active) {
+    if (!isActive(createTracer) && !isActive(verifierTracer) && !isActive(repositoryTracer)) {
       return operation(input, answer);
     }
     const trace = new CreateTrace(input, collaborators);
@@ -31,7 +37,7 @@ class CreateTrace implements Collaborators {
   readonly message: CreateChannelMessage;
   /** The collaborator call in flight, if any, and its channel. */
   #call: CollaboratorChannelMessage | undefined;
-  #callTracer: Tracer = verifierTracer;
+  #callTracer: TracingChannel = verifierTracer;
   #callReturned = false;
   readonly #collaborators: Collaborators;
 
@@ -85,7 +91,7 @@ class CreateTrace implements Collaborators {
 
   /** One collaborator call on `tracer`: `note` writes what its answer came to on the message. */
   #watch<T>(
-    tracer: Tracer,
+    tracer: TracingChannel,
     ask: (then: (value: T) => void, fail: (error: unknown) => void) => void,
     note: (call: CollaboratorChannelMessage, value: T) => void,
     then: (value: T) => void,
@@ -131,7 +137,7 @@ class CreateTrace implements Collaborators {
     createTracer.asyncEnd.publish(message);
   }
 
-  #calling(tracer: Tracer): CollaboratorChannelMessage {
+  #calling(tracer: TracingChannel): CollaboratorChannelMessage {
     const call: CollaboratorChannelMessage = {
       create: this.message,
       requestId: this.message.requestId,
