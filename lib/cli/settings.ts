@@ -7,7 +7,6 @@
  */
 
 import type { CorsOptions } from '../cors.ts';
-import { nearestName } from '../guards/check-option-names.ts';
 import {
   type LogSettings,
   readValues,
@@ -209,4 +208,36 @@ function authOf(v: SettingValues): AuthSettings {
     return { kind: 'jwt', jwksUrl, issuer, audience, algorithms: v.PLANT_STORE_JWT_ALGORITHMS };
   }
   return tokenList === undefined ? { kind: 'random-token' } : { kind: 'tokens', tokens: tokenList };
+}
+
+// An environment variable has no type checker: the nearest known name (case-insensitively) is
+// the likely fix.
+function nearestName(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+// Levenshtein: insertions, deletions, substitutions.
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
 }

@@ -46,7 +46,7 @@ export const optionCases = defineCases('createPlantStore', (it) => {
     assert.throws(() => t.lib.createPlantStore(options), {
       name: 'TypeError',
       message:
-        'createPlantStore: unknown option "maxBodySize"; did you mean "maxBodyBytes"? (known: repository, verifier, maxBodyBytes, timeoutMs, onError, onTokenRejected, cors, basePath, publicUrl)',
+        'createPlantStore: unknown option "maxBodySize" (known: repository, verifier, maxBodyBytes, timeoutMs, onError, onTokenRejected, cors, basePath, publicUrl)',
     });
   });
 

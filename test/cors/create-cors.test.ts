@@ -279,15 +279,14 @@ describe('createCors', () => {
     });
   });
 
-  it('throws a TypeError naming the nearest option when an option name is unknown', () => {
+  it('throws a TypeError naming an unknown option and the known ones', () => {
     assert.throws(() => createCors({ origins: '*', maxage: 60 } as never), {
       name: 'TypeError',
-      message:
-        'createCors: unknown option "maxage"; did you mean "maxAge"? (known: origins, maxAge)',
+      message: 'createCors: unknown option "maxage" (known: origins, maxAge)',
     });
     assert.throws(() => createCors({ origin: ['https://app.example.com'] } as never), {
       name: 'TypeError',
-      message: /^createCors: unknown option "origin"; did you mean "origins"\?/,
+      message: /^createCors: unknown option "origin" \(known: origins, maxAge\)$/,
     });
   });
 });

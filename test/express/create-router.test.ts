@@ -150,7 +150,7 @@ describe('createRouter', () => {
     });
     assert.throws(() => createRouter(mountStore().store, { doc: true } as never), {
       name: 'TypeError',
-      message: /^createRouter: unknown option "doc"; did you mean "docs"\?/,
+      message: /^createRouter: unknown option "doc" \(known: .*\bdocs\b/,
     });
   });
 

@@ -305,12 +305,11 @@ describe('createPostgresRepository', () => {
     assert.throws(() => createPostgresRepository(client, options), {
       name: 'TypeError',
       message:
-        'createPostgresRepository: unknown option "tableName"; did you mean "table"? (known: table, schema, maxBatchSize, maxInFlight, prepare)',
+        'createPostgresRepository: unknown option "tableName" (known: table, schema, maxBatchSize, maxInFlight, prepare)',
     });
     assert.throws(() => ensurePlantTable(client, options), {
       name: 'TypeError',
-      message:
-        'ensurePlantTable: unknown option "tableName"; did you mean "table"? (known: table, schema)',
+      message: 'ensurePlantTable: unknown option "tableName" (known: table, schema)',
     });
   });
 });
