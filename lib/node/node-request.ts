@@ -247,7 +247,10 @@ class ConnectionWatch implements ClientWatch {
     return this.#reason;
   }
 
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.#res.once('close', listener);
+  addEventListener(_type: 'abort', listener: { handleEvent(): void }): void {
+    this.#res.once('close', () => listener.handleEvent());
   }
+
+  // The listener goes with the response, one per request: nothing to remove.
+  removeEventListener(): void {}
 }

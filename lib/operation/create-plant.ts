@@ -101,15 +101,14 @@ class Create implements BodySink, Expiring {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
       // A create that ended early made its controller then (aborted), so this one is live.
-      if (!this.#clientLeft()) {
-        const client = this.#input.client;
-        // Never removed: it goes with the request, and once the create is over it does nothing.
-        client.addEventListener('abort', () => {
-          if (!this.#over) this.#end(client.reason);
-        });
-      }
+      if (!this.#clientLeft()) this.#input.client.addEventListener('abort', this);
     }
     return this.#controller.signal;
+  }
+
+  /** The client left while a collaborator held the signal. */
+  handleEvent(): void {
+    this.#end(this.#input.client.reason);
   }
 
   /** 2. Authentication, the token: the verifier decides. */
@@ -258,6 +257,8 @@ class Create implements BodySink, Expiring {
     if (!this.#over) {
       this.#over = true;
       this.#deadline.stop();
+      // Off the client's signal, which a host may share among requests.
+      if (this.#controller !== undefined) this.#input.client.removeEventListener('abort', this);
       this.#answer(reply, outcome, fault);
     }
   }

@@ -8,8 +8,9 @@ import type { RequestHead } from '../types.ts';
 export interface ClientWatch {
   readonly aborted: boolean;
   readonly reason: unknown;
-  /** The listener may also be called after the response, so it checks that it still matters. */
-  addEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: { handleEvent(): void }): void;
+  /** Called when the create is over: a host may share one signal among many requests. */
+  removeEventListener(type: 'abort', listener: { handleEvent(): void }): void;
 }
 
 /** What the create operation needs of a request; an absent header is `null`. */

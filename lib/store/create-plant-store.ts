@@ -155,10 +155,7 @@ export function createPlantStore<Principal = unknown>(
   function answer(request: Request, host: unknown, route: string | undefined): Promise<Response> {
     return new Promise((resolve) => {
       const input = new WebPlainRequest(request, withCorsOn, host, route);
-      handle(input, (reply) => {
-        input.release();
-        resolve(replyResponse(reply));
-      });
+      handle(input, (reply) => resolve(replyResponse(reply)));
     });
   }
 

@@ -22,7 +22,6 @@ export class WebPlainRequest implements PlainRequest {
   readonly host: unknown;
   readonly route: string | undefined;
   readonly #request: Request;
-  #watch: SignalWatch | undefined;
   #head: RequestHead | undefined;
 
   constructor(request: Request, cors: boolean, host: unknown, route: string | undefined) {
@@ -56,13 +55,7 @@ export class WebPlainRequest implements PlainRequest {
   }
 
   get client(): ClientWatch {
-    this.#watch ??= new SignalWatch(this.#request.signal);
-    return this.#watch;
-  }
-
-  /** The create is over: its listener leaves the request's signal. */
-  release(): void {
-    this.#watch?.release();
+    return this.#request.signal;
   }
 
   requestId(): string | undefined {
@@ -82,35 +75,5 @@ export class WebPlainRequest implements PlainRequest {
     const { method, url, headers } = this.#request;
     this.#head ??= { method, url, headers };
     return this.#head;
-  }
-}
-
-/**
- * The client as a `Request`'s signal tells it. The create's listener is removed when it is over:
- * a runtime may hand back the signal given to `new Request`, which a host may share.
- */
-class SignalWatch implements ClientWatch {
-  #listener: (() => void) | undefined;
-  readonly #signal: AbortSignal;
-
-  constructor(signal: AbortSignal) {
-    this.#signal = signal;
-  }
-
-  get aborted(): boolean {
-    return this.#signal.aborted;
-  }
-
-  get reason(): unknown {
-    return this.#signal.reason;
-  }
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.#listener = listener;
-    this.#signal.addEventListener('abort', listener);
-  }
-
-  release(): void {
-    if (this.#listener !== undefined) this.#signal.removeEventListener('abort', this.#listener);
   }
 }
