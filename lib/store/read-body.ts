@@ -64,11 +64,7 @@ export async function readBodyStream(
   }
 }
 
-/** For `onError`: a body parser or validator in front of the store read the body first. */
+/** A body parser or validator in front of the store read the body first (its message says so). */
 export function bodyAlreadyRead(): PlantApiError {
-  return new PlantApiError(
-    'ERR_BODY_ALREADY_READ',
-    'the request body was already read (a body parser such as express.json() ran first): ' +
-      'mount plant-store before any body parser',
-  );
+  return new PlantApiError('ERR_BODY_ALREADY_READ');
 }
