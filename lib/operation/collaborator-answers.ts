@@ -114,7 +114,7 @@ function settle<T>(
 function readVerdict(answer: unknown): Verdict {
   const verdict = answer as Partial<TokenVerdict> | null | undefined;
   const valid = verdict?.valid;
-  if (typeof valid !== 'boolean') throw malformedAnswer('ERR_MALFORMED_VERDICT', answer);
+  if (typeof valid !== 'boolean') throw malformedAnswer('ERR_MALFORMED_VERDICT');
   if (valid)
     return { valid, principal: (verdict as { principal?: unknown }).principal, reason: undefined };
   const reason = (verdict as { reason?: unknown }).reason;
@@ -131,7 +131,7 @@ function readOutcome(answer: unknown, plant: NewPlant): Stored {
   const name = existing?.name;
   const tag = existing?.tag ?? undefined;
   if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
-    throw malformedAnswer('ERR_MALFORMED_OUTCOME', answer);
+    throw malformedAnswer('ERR_MALFORMED_OUTCOME');
   }
   return name === plant.name && tag === plant.tag ? 'replayed' : 'conflict';
 }
@@ -162,30 +162,9 @@ const SHAPES = {
     'PlantRepository.create must answer { created: true } or { created: false, existing: { name, tag? } }',
 } as const;
 
-/** The error for an answer of the wrong shape: what it must be, and the kind of what it was. */
-export function malformedAnswer(code: keyof typeof SHAPES, answer: unknown): PlantApiError {
-  return new PlantApiError(code, `${SHAPES[code]}, and it answered ${kindOf(answer)}`);
-}
-
-/** Its kind, never its content: a principal may be personal. */
-function kindOf(value: unknown): string {
-  switch (typeof value) {
-    case 'object': {
-      if (value === null) return 'null';
-      let keys: string;
-      try {
-        keys = Object.keys(value).join(', ');
-      } catch {
-        return 'an object';
-      }
-      return `an object with the keys [${keys}]`;
-    }
-    case 'undefined':
-    case 'boolean':
-      return String(value);
-    default:
-      return `a ${typeof value}`;
-  }
+/** The error for an answer of the wrong shape: the shape, never the answer (it may be personal). */
+export function malformedAnswer(code: keyof typeof SHAPES): PlantApiError {
+  return new PlantApiError(code, SHAPES[code]);
 }
 
 /** The code of a `PlantApiError`; `undefined` for any other error, even one that throws. */

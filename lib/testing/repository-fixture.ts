@@ -88,7 +88,7 @@ export function checkedOutcome(answer: unknown): CreatePlantOutcome {
   if (isOutcome(answer)) return answer;
   throw new ConformanceError(
     OUTCOME_SHAPE,
-    malformedAnswer('ERR_MALFORMED_OUTCOME', answer).message,
+    `${malformedAnswer('ERR_MALFORMED_OUTCOME').message}, and it answered ${describeValue(answer)}`,
   );
 }
 

@@ -192,7 +192,7 @@ async function verify<Principal>(
   if (isVerdict(answer)) return answer as TokenVerdict<Principal>;
   throw new ConformanceError(
     VERDICT_SHAPE,
-    malformedAnswer('ERR_MALFORMED_VERDICT', answer).message,
+    `${malformedAnswer('ERR_MALFORMED_VERDICT').message}, and it answered ${describeValue(answer)}`,
   );
 }
 

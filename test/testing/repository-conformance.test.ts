@@ -90,7 +90,7 @@ describe('runRepositoryConformance', () => {
     const created = report.failed.find(({ name }) => name.startsWith('created: '));
     assert.equal(
       created?.error.message,
-      'outcome shape: PlantRepository.create must answer { created: true } or { created: false, existing: { name, tag? } }, and it answered an object with the keys [created]',
+      'outcome shape: PlantRepository.create must answer { created: true } or { created: false, existing: { name, tag? } }, and it answered {"created": "yes"}',
     );
     assert.equal((created?.error as ConformanceError | undefined)?.rule, 'outcome shape');
   });
