@@ -177,17 +177,9 @@ export function codeOf(error: unknown): PlantApiErrorCode | undefined {
 }
 
 /** The error a create's deadline reports: which collaborator had not answered. */
-export function unansweredAtDeadline(
-  waitingOn: 'verifier' | 'repository',
-  timeoutMs: number,
-): PlantApiError {
-  const [code, collaborator] =
-    waitingOn === 'verifier'
-      ? (['ERR_VERIFIER_TIMEOUT', 'TokenVerifier'] as const)
-      : (['ERR_REPOSITORY_TIMEOUT', 'PlantRepository'] as const);
+export function unansweredAtDeadline(waitingOn: 'verifier' | 'repository'): PlantApiError {
   const error = new PlantApiError(
-    code,
-    `the ${collaborator} did not answer within ${timeoutMs} ms`,
+    waitingOn === 'verifier' ? 'ERR_VERIFIER_TIMEOUT' : 'ERR_REPOSITORY_TIMEOUT',
   );
   // Formatted now: a stack left unread keeps the hung create alive as long as the error.
   void error.stack;

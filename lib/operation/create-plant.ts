@@ -30,7 +30,6 @@ import { usableRequestId } from './usable-request-id.ts';
 export interface OperationSettings {
   readonly collaborators: Collaborators;
   readonly maxBodyBytes: number;
-  readonly timeoutMs: number;
   readonly startDeadline: StartDeadline;
   readonly report: (error: unknown, context: ErrorContext) => void;
   readonly tokenRejected:
@@ -206,7 +205,7 @@ class Create implements BodySink, Expiring {
     const waitingOn = this.#waitingOn;
     const reason = new PlantApiError('ERR_TIMEOUT');
     if (waitingOn === 'body') return this.#end(reason);
-    const unanswered = unansweredAtDeadline(waitingOn, this.#store.timeoutMs);
+    const unanswered = unansweredAtDeadline(waitingOn);
     this.#report(unanswered);
     // The channels hear the error that names what was waited on; the signal keeps ERR_TIMEOUT.
     this.#end(reason, unanswered);

@@ -134,7 +134,6 @@ export function createPlantStore<Principal = unknown>(
   const operation = createOperation({
     collaborators,
     maxBodyBytes,
-    timeoutMs,
     startDeadline: createDeadlines(timeoutMs),
     report,
     // A throw or a rejection of onTokenRejected is the host's bug: it goes to onError.
