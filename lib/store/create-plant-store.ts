@@ -1,10 +1,4 @@
-import {
-  type ErrorReply,
-  errorReply,
-  JSON_HEADERS,
-  PlantApiError,
-  replyResponse,
-} from '../errors.ts';
+import { type ErrorReply, errorReply, JSON_HEADERS, replyResponse } from '../errors.ts';
 import { callHook } from '../guards/call-hook.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import { MAX_TIMER_MS } from '../guards/timer-limit.ts';
@@ -162,9 +156,6 @@ export function createPlantStore<Principal = unknown>(
     return answer(request, host, undefined);
   }
 
-  // Said once: a host that strips the store's base path would otherwise be told on every request.
-  let strippedSaid = false;
-
   /** The routes under `base` (`''` for the root). */
   function fetchAt(base: string): (request: Request, host?: unknown) => Promise<Response> {
     const plants = `${base}/plants`;
@@ -174,10 +165,6 @@ export function createPlantStore<Principal = unknown>(
     function route(method: string, path: string): Response {
       if (path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')) {
         return new Response(method === 'GET' ? document : null, { headers: JSON_HEADERS });
-      }
-      if (base !== '' && !strippedSaid && (path === '/plants' || path === '/openapi.json')) {
-        strippedSaid = true;
-        report(new PlantApiError('ERR_NOT_FOUND', strippedPrefix(path, base)), {});
       }
       return replyResponse(methodRejection(path, base));
     }
@@ -224,14 +211,14 @@ function logFault(error: unknown, context: ErrorContext): void {
   else console.error(error);
 }
 
-function strippedPrefix(path: string, base: string): string {
-  return `${path} reached a store whose routes are under ${base}: a host took the prefix off (Hono's app.mount does by default)`;
-}
-
 /** A method the routes under `base` do not take on `path`: `405` on a route, else `404`. */
 function methodRejection(path: string | undefined, base: string): ErrorReply {
   if (path === `${base}/plants`) return errorReply('ERR_METHOD_NOT_ALLOWED');
   if (path === `${base}/openapi.json`) return OPENAPI_METHOD_NOT_ALLOWED;
+  // A route without the base path: a wrong URL, or a host that took the prefix off.
+  if (base !== '' && (path === '/plants' || path === '/openapi.json')) {
+    return errorReply('ERR_NOT_FOUND', `not found: this store's routes are under ${base}`);
+  }
   return errorReply('ERR_NOT_FOUND');
 }
 

@@ -48,12 +48,17 @@ describe('createPlantStore({ basePath })', () => {
     assert.equal(await serverOf(store, 'http://x/api/openapi.json'), '/api');
   });
 
-  it('answers 404 at the unprefixed paths when basePath is set', async () => {
+  it('answers 404 at the unprefixed paths when basePath is set, naming it at a route', async () => {
     const store = storeWith({ basePath: '/api/v1' });
-    for (const url of ['http://x/plants', 'http://x/openapi.json', 'http://x/api/plants']) {
+    const under = "not found: this store's routes are under /api/v1";
+    for (const [url, message] of [
+      ['http://x/plants', under],
+      ['http://x/openapi.json', under],
+      ['http://x/api/plants', 'not found'],
+    ] as const) {
       const response = await store.fetch(new Request(url, { method: 'POST' }));
       assert.equal(response.status, 404, url);
-      assert.deepEqual(await response.json(), { error: 404, message: 'not found' });
+      assert.deepEqual(await response.json(), { error: 404, message }, url);
     }
   });
 
