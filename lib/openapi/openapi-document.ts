@@ -71,7 +71,7 @@ export const openApiDocument = {
             content: errorContent,
           },
           '409': errorResponseObject('Another plant has this id.'),
-          '413': errorResponseObject('The body is over the limit (default 102400 bytes).'),
+          '413': errorResponseObject('The body is over the size limit.'),
           '415': errorResponseObject('Not application/json (charset utf-8).'),
           '500': errorResponseObject('Internal error.'),
           '501': errorResponseObject('A transfer coding other than chunked.'),
@@ -80,7 +80,7 @@ export const openApiDocument = {
               'The deadline passed, or the store is unavailable for now (then with Retry-After); a retry is safe.',
             headers: {
               'Retry-After': {
-                description: 'When the store is unavailable: the seconds to wait before a retry.',
+                description: 'The seconds to wait before a retry.',
                 schema: { type: 'integer', minimum: 0 },
               },
             },
