@@ -12,10 +12,10 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 /**
- * The core's budget, minified and gzipped: 11 KB. A guard against a heavy dependency or a
+ * The core's budget, minified and gzipped: 10 KB. A guard against a heavy dependency or a
  * runaway feature, not a target to golf the code down to.
  */
-const CORE_BUDGET_BYTES = 11 * 1024;
+const CORE_BUDGET_BYTES = 10 * 1024;
 /**
  * The client's guard, minified and gzipped: just above what its plain code weighs, so a
  * dependency or a second copy of its logic shows at once. Its messages, which name each fix, are
