@@ -7,18 +7,28 @@ export function printable(text: string): string {
   return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** JSON, but a bigint as `123n` and `undefined` as such: an absent tag and a `null` one differ. */
+/**
+ * JSON, but a bigint as `123n` and `undefined` as such: an absent tag and a `null` one differ. A
+ * value whose reading throws (a getter, a `Proxy`) is described as that, so a report still names
+ * its rule.
+ */
 export function describeValue(value: unknown): string {
+  try {
+    return describe(value);
+  } catch {
+    return 'a value that throws when read';
+  }
+}
+
+function describe(value: unknown): string {
   if (typeof value === 'bigint') return `${value}n`;
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') {
     return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
   }
-  if (Array.isArray(value)) return `[${value.map(describeValue).join(', ')}]`;
+  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).map(
-      ([k, v]) => `${JSON.stringify(k)}: ${describeValue(v)}`,
-    );
+    const entries = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${describe(v)}`);
     return `{${entries.join(', ')}}`;
   }
   return String(value);

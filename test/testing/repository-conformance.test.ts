@@ -95,6 +95,25 @@ describe('runRepositoryConformance', () => {
     assert.equal((created?.error as ConformanceError | undefined)?.rule, 'outcome shape');
   });
 
+  it('still names the outcome shape rule when reading the malformed answer throws', async () => {
+    // Awaited, so its `then` must read; listing its keys is what throws.
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('ownKeys threw');
+        },
+      },
+    );
+    const report = await runRepositoryConformance(() => ({ create: async () => hostile }) as never);
+    const created = report.failed.find(({ name }) => name.startsWith('created: '));
+    assert.equal(
+      created?.error.message,
+      'outcome shape: PlantRepository.create must answer { created: true } or { created: false, existing: { name, tag? } }, and it answered a value that throws when read',
+    );
+    assert.equal((created?.error as ConformanceError | undefined)?.rule, 'outcome shape');
+  });
+
   it('names the signal rule when the repository answers created for an aborted create it did not store', async () => {
     const report = await runRepositoryConformance(claimsAbortedCreates);
     assert.deepEqual(
