@@ -1,7 +1,7 @@
 // The channels' events, published from outside the operation: the create's around its call and
 // its answer, each collaborator's around its call.
 
-import type { Collaborators, Stored, Verdict } from '../operation/collaborator-answers.ts';
+import type { AnswerListener, Collaborators } from '../operation/collaborator-answers.ts';
 import type { CollaboratorContext } from '../operation/collaborator-context.ts';
 import type { Operation } from '../operation/create-plant.ts';
 import type { CreateOutcome, PlainRequest, Reply } from '../operation/plain-request.ts';
@@ -54,64 +54,42 @@ class CreateTrace implements Collaborators {
     createTracer.start.publish(this.message);
   }
 
-  verify(
-    token: string,
-    context: CollaboratorContext,
-    then: (verdict: Verdict) => void,
-    fail: (error: unknown) => void,
-  ): void {
-    this.#watch(
-      verifierTracer,
-      (settled, failed) => this.#collaborators.verify(token, context, settled, failed),
-      (call, verdict) => {
-        call.valid = verdict.valid;
-        if (!verdict.valid) call.reason = this.message.reason = verdict.reason;
-      },
-      then,
-      fail,
-    );
-  }
-
-  store(
-    plant: NewPlant,
-    context: CollaboratorContext,
-    then: (stored: Stored) => void,
-    fail: (error: unknown) => void,
-  ): void {
-    this.#watch(
-      repositoryTracer,
-      (settled, failed) => this.#collaborators.store(plant, context, settled, failed),
-      (call, stored) => {
-        call.outcome = stored;
-      },
-      then,
-      fail,
-    );
-  }
-
-  /** One collaborator call on `tracer`: `note` writes what its answer came to on the message. */
-  #watch<T>(
-    tracer: TracingChannel,
-    ask: (then: (value: T) => void, fail: (error: unknown) => void) => void,
-    note: (call: CollaboratorChannelMessage, value: T) => void,
-    then: (value: T) => void,
-    fail: (error: unknown) => void,
-  ): void {
-    const call = this.#calling(tracer);
-    ask(
-      (value) => {
+  verify(token: string, context: CollaboratorContext, listener: AnswerListener): void {
+    const call = this.#calling(verifierTracer);
+    this.#collaborators.verify(token, context, {
+      verified: (valid, principal, reason) => {
         if (call === this.#call) {
-          note(call, value);
+          call.valid = valid;
+          if (!valid) call.reason = this.message.reason = reason;
           this.#settle(call);
         }
-        then(value);
+        listener.verified(valid, principal, reason);
       },
-      (error) => {
-        this.#failed(call, error);
-        fail(error);
-      },
-    );
+      stored: (outcome) => listener.stored(outcome),
+      fail: (error) => this.#fail(call, error, listener),
+    });
     this.#returned(call);
+  }
+
+  store(plant: NewPlant, context: CollaboratorContext, listener: AnswerListener): void {
+    const call = this.#calling(repositoryTracer);
+    this.#collaborators.store(plant, context, {
+      verified: (valid, principal, reason) => listener.verified(valid, principal, reason),
+      stored: (outcome) => {
+        if (call === this.#call) {
+          call.outcome = outcome;
+          this.#settle(call);
+        }
+        listener.stored(outcome);
+      },
+      fail: (error) => this.#fail(call, error, listener),
+    });
+    this.#returned(call);
+  }
+
+  #fail(call: CollaboratorChannelMessage, error: unknown, listener: AnswerListener): void {
+    this.#failed(call, error);
+    listener.fail(error);
   }
 
   /**

@@ -1,6 +1,6 @@
 // Where the operation calls the host's verifier and repository and reads their answers once.
 // Whatever the host's code does (throws, rejects, a getter or `Proxy` that throws, a thenable that
-// throws or settles twice), each call ends in exactly one of `then` or `fail`.
+// throws or settles twice), each call ends in exactly one call of its listener.
 
 import { PlantApiError, type PlantApiErrorCode } from '../errors.ts';
 import type {
@@ -13,31 +13,25 @@ import type {
   TokenVerifier,
 } from '../types.ts';
 import type { CollaboratorContext } from './collaborator-context.ts';
-
-/** A verifier's verdict, read once. */
-export interface Verdict {
-  readonly valid: boolean;
-  readonly principal: unknown;
-  readonly reason: TokenRejectionReason | undefined;
-}
+import type { CreateOutcome } from './plain-request.ts';
 
 /** What a repository's answer came to for the plant it was given. */
-export type Stored = 'created' | 'replayed' | 'conflict';
+export type StoredOutcome = Extract<CreateOutcome, 'created' | 'replayed' | 'conflict'>;
+
+/**
+ * Hears a collaborator's answer, read once: the create, or a trace standing between. Each call
+ * ends in exactly one of these, before `verify` or `store` returns when the answer was no promise.
+ */
+export interface AnswerListener {
+  verified(valid: boolean, principal: unknown, reason: TokenRejectionReason | undefined): void;
+  stored(outcome: StoredOutcome): void;
+  fail(error: unknown): void;
+}
 
 /** The collaborators as the operation calls them; the diagnostics channels wrap these calls. */
 export interface Collaborators {
-  verify(
-    token: string,
-    context: CollaboratorContext,
-    then: (verdict: Verdict) => void,
-    fail: (error: unknown) => void,
-  ): void;
-  store(
-    plant: NewPlant,
-    context: CollaboratorContext,
-    then: (stored: Stored) => void,
-    fail: (error: unknown) => void,
-  ): void;
+  verify(token: string, context: CollaboratorContext, listener: AnswerListener): void;
+  store(plant: NewPlant, context: CollaboratorContext, listener: AnswerListener): void;
 }
 
 export function collaboratorsOf(
@@ -45,85 +39,104 @@ export function collaboratorsOf(
   repository: PlantRepository,
 ): Collaborators {
   return {
-    verify(token, context, then, fail) {
-      ask(() => verifier.verify(token, context), readVerdict, then, fail);
+    verify(token, context, listener) {
+      let answer: unknown;
+      let then: Then | undefined;
+      try {
+        answer = verifier.verify(token, context);
+        then = thenOf(answer);
+      } catch (error) {
+        return listener.fail(error);
+      }
+      // Sync or async decided once: an answer at hand is read without a closure.
+      if (then === undefined) giveVerdict(answer, listener);
+      else whenSettled(answer, then, (value) => giveVerdict(value, listener), listener);
     },
-    store(plant, context, then, fail) {
-      ask(
-        () => repository.create(plant, context),
-        (answer) => readOutcome(answer, plant),
-        then,
-        fail,
-      );
+    store(plant, context, listener) {
+      let answer: unknown;
+      let then: Then | undefined;
+      try {
+        answer = repository.create(plant, context);
+        then = thenOf(answer);
+      } catch (error) {
+        return listener.fail(error);
+      }
+      if (then === undefined) giveOutcome(answer, plant, listener);
+      else whenSettled(answer, then, (value) => giveOutcome(value, plant, listener), listener);
     },
   };
 }
 
-/** Calls a collaborator and reads its answer (or its thenable's first settlement) with `read`. */
-function ask<T>(
-  call: () => unknown,
-  read: (answer: unknown) => T,
-  then: (value: T) => void,
-  fail: (error: unknown) => void,
+type Then = (resolve: (value: unknown) => void, reject: (error: unknown) => void) => unknown;
+
+/** An answer's `then`, read once; `undefined` when it is no thenable. */
+function thenOf(answer: unknown): Then | undefined {
+  const then = (answer as PromiseLike<unknown> | null | undefined)?.then;
+  return typeof then === 'function' ? (then as Then) : undefined;
+}
+
+/** Reads a thenable's first settlement with `read`; a later one, or a throw after it, is ignored. */
+function whenSettled(
+  answer: unknown,
+  then: Then,
+  read: (value: unknown) => void,
+  listener: AnswerListener,
 ): void {
-  let answer: unknown;
-  let thenOfAnswer: unknown;
-  try {
-    answer = call();
-    thenOfAnswer = (answer as PromiseLike<unknown> | null | undefined)?.then;
-  } catch (error) {
-    return fail(error);
-  }
-  if (typeof thenOfAnswer !== 'function') return settle(answer, read, then, fail);
   let settled = false;
   const resolve = (value: unknown) => {
     if (!settled) {
       settled = true;
-      settle(value, read, then, fail);
+      read(value);
     }
   };
   const reject = (error: unknown) => {
     if (!settled) {
       settled = true;
-      fail(error);
+      listener.fail(error);
     }
   };
   try {
-    thenOfAnswer.call(answer, resolve, reject);
+    then.call(answer, resolve, reject);
   } catch (error) {
     reject(error);
   }
 }
 
-function settle<T>(
-  answer: unknown,
-  read: (answer: unknown) => T,
-  then: (value: T) => void,
-  fail: (error: unknown) => void,
-): void {
-  let value: T;
+/** Reads a verdict, each field once; only an explicit `valid: true` accepts. */
+function giveVerdict(answer: unknown, listener: AnswerListener): void {
+  let valid: unknown;
+  let more: unknown;
   try {
-    value = read(answer);
+    const verdict = answer as Partial<TokenVerdict> | null | undefined;
+    valid = verdict?.valid;
+    if (typeof valid !== 'boolean') throw malformedAnswer('ERR_MALFORMED_VERDICT');
+    more = valid
+      ? (verdict as { principal?: unknown }).principal
+      : (verdict as { reason?: unknown }).reason;
   } catch (error) {
-    return fail(error);
+    return listener.fail(error);
   }
-  then(value);
-}
-
-/** Only an explicit `valid: true` accepts. */
-function readVerdict(answer: unknown): Verdict {
-  const verdict = answer as Partial<TokenVerdict> | null | undefined;
-  const valid = verdict?.valid;
-  if (typeof valid !== 'boolean') throw malformedAnswer('ERR_MALFORMED_VERDICT');
-  if (valid)
-    return { valid, principal: (verdict as { principal?: unknown }).principal, reason: undefined };
-  const reason = (verdict as { reason?: unknown }).reason;
-  const known = typeof reason === 'string' ? (reason as TokenRejectionReason) : undefined;
-  return { valid, principal: undefined, reason: known };
+  if (valid) listener.verified(true, more, undefined);
+  else
+    listener.verified(
+      false,
+      undefined,
+      typeof more === 'string' ? (more as TokenRejectionReason) : undefined,
+    );
 }
 
 // A store may hand back an absent tag as `null` or `undefined`.
-function readOutcome(answer: unknown, plant: NewPlant): Stored {
+function giveOutcome(answer: unknown, plant: NewPlant, listener: AnswerListener): void {
+  let outcome: StoredOutcome;
+  try {
+    outcome = readOutcome(answer, plant);
+  } catch (error) {
+    return listener.fail(error);
+  }
+  listener.stored(outcome);
+}
+
+function readOutcome(answer: unknown, plant: NewPlant): StoredOutcome {
   const outcome = answer as { created?: unknown; existing?: Partial<Plant> | null } | null;
   const created = outcome?.created;
   if (created === true) return 'created';
@@ -138,12 +151,15 @@ function readOutcome(answer: unknown, plant: NewPlant): Stored {
 
 /** Whether a verifier's answer is a `TokenVerdict`. */
 export function isVerdict(verdict: unknown): verdict is TokenVerdict {
-  try {
-    readVerdict(verdict);
-    return true;
-  } catch {
-    return false;
-  }
+  let valid = true;
+  giveVerdict(verdict, {
+    verified() {},
+    stored() {},
+    fail() {
+      valid = false;
+    },
+  });
+  return valid;
 }
 
 /** Whether a repository's answer is a `CreatePlantOutcome`. */

@@ -1,16 +1,18 @@
 import type { RequestHead } from '../types.ts';
 import type { PlainRequest } from './plain-request.ts';
 
-/** What the verifier and the repository receive; the signal and the head are made when read. */
+/**
+ * What the verifier and the repository receive: one per create, the principal set once the
+ * verifier named one. The signal and the head are made when read.
+ */
 export class CollaboratorContext {
-  readonly principal: unknown;
+  principal: unknown = undefined;
   readonly #create: { readonly signal: AbortSignal };
   readonly #input: PlainRequest;
 
-  constructor(create: { readonly signal: AbortSignal }, input: PlainRequest, principal?: unknown) {
+  constructor(create: { readonly signal: AbortSignal }, input: PlainRequest) {
     this.#create = create;
     this.#input = input;
-    this.principal = principal;
   }
 
   get signal(): AbortSignal {

@@ -5,21 +5,21 @@ import { errorReply, PlantApiError, type PlantApiErrorCode } from '../errors.ts'
 import type { ErrorContext, NewPlant, TokenRejectionReason } from '../types.ts';
 import { bearerToken } from './bearer-token.ts';
 import {
+  type AnswerListener,
   type Collaborators,
   codeOf,
-  type Stored,
+  type StoredOutcome,
   unansweredAtDeadline,
-  type Verdict,
 } from './collaborator-answers.ts';
 import { CollaboratorContext } from './collaborator-context.ts';
-import type { Deadline, Expiring, StartDeadline } from './deadlines.ts';
+import { Deadline, type Deadlines } from './deadlines.ts';
 import { plantReply } from './json-text.ts';
 import { isIdentityCoding, isJsonUtf8 } from './media-type.ts';
 import type {
   Answer,
   BodyReadFailure,
-  CreateOutcome,
   BodySink,
+  CreateOutcome,
   PlainRequest,
   Reply,
 } from './plain-request.ts';
@@ -30,7 +30,7 @@ import { usableRequestId } from './usable-request-id.ts';
 export interface OperationSettings {
   readonly collaborators: Collaborators;
   readonly maxBodyBytes: number;
-  readonly startDeadline: StartDeadline;
+  readonly deadlines: Deadlines;
   readonly report: (error: unknown, context: ErrorContext) => void;
   readonly tokenRejected:
     ((reason: TokenRejectionReason | undefined, context: ErrorContext) => void) | undefined;
@@ -67,16 +67,18 @@ function answerError(answer: Answer, code: PlantApiErrorCode): void {
  * client is checked only after a wait: a write for a client already gone is harmless, its retry a
  * replay.
  */
-class Create implements BodySink, Expiring {
+class Create extends Deadline implements AnswerListener, BodySink {
   /** Answered, or ended early. */
   #over = false;
-  /** A collaborator is being called: an answer now comes without a wait. */
-  #calling = false;
+  /** What the create waits on; a collaborator's answer that comes during its call came at once. */
   #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
-  #principal: unknown;
+  #calling = false;
+  /** Waiting on a promise: the store's deadlines keep the process up meanwhile. */
+  #held = false;
   #limit = 0;
+  #plant: NewPlant | undefined;
+  #context: CollaboratorContext | undefined;
   #controller: AbortController | undefined;
-  readonly #deadline: Deadline;
   readonly #store: OperationSettings;
   readonly #input: PlainRequest;
   readonly #answer: Answer;
@@ -88,11 +90,12 @@ class Create implements BodySink, Expiring {
     answer: Answer,
     collaborators: Collaborators,
   ) {
+    super();
     this.#store = store;
     this.#input = input;
     this.#answer = answer;
     this.#collaborators = collaborators;
-    this.#deadline = store.startDeadline(this);
+    store.deadlines.start(this);
   }
 
   /** The signal for collaborators; fires when the create ends early. */
@@ -112,21 +115,18 @@ class Create implements BodySink, Expiring {
 
   /** 2. Authentication, the token: the verifier decides. */
   verify(token: string): void {
+    const context = (this.#context = new CollaboratorContext(this, this.#input));
     this.#calling = true;
-    this.#collaborators.verify(
-      token,
-      new CollaboratorContext(this, this.#input),
-      (verdict) => this.#checkHeaders(verdict),
-      (error) => this.fail(error),
-    );
+    this.#collaborators.verify(token, context, this);
     this.#calling = false;
+    this.#holdWhileWaitingOn('verifier');
   }
 
-  /** 2. the verdict, then what the headers decide: 3. body present, 4. media type, 5. size. */
-  #checkHeaders(verdict: Verdict): void {
+  /** 2. the verdict (part of `AnswerListener`), then what the headers decide: 3, 4 and 5. */
+  verified(valid: boolean, principal: unknown, reason: TokenRejectionReason | undefined): void {
     if (this.#dropsAnswer()) return;
-    if (!verdict.valid) return this.#tokenRejected(verdict.reason);
-    this.#principal = verdict.principal;
+    if (!valid) return this.#tokenRejected(reason);
+    (this.#context as CollaboratorContext).principal = principal;
     const input = this.#input;
     const limit = (this.#limit = Math.min(this.#store.maxBodyBytes, input.bodyLimit ?? Infinity));
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
@@ -148,11 +148,14 @@ class Create implements BodySink, Expiring {
     } catch (error) {
       this.fail(error);
     }
+    // A socket keeps the process up while its body arrives; a stream made in process may not.
+    if (!input.bodyFromSocket) this.#holdWhileWaitingOn('body');
   }
 
   /** The body is read (part of `BodySink`): 5. size as counted, 6. decoding, 7. shape. */
   take(bytes: Uint8Array | BodyReadFailure): void {
     if (this.#over) return;
+    this.#release();
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (typeof bytes === 'string') {
       const message = bytes === 'ERR_BODY_TOO_LARGE' ? tooLarge(this.#limit) : undefined;
@@ -160,31 +163,24 @@ class Create implements BodySink, Expiring {
     }
     // 6. Decoding and 7. shape.
     const plant = readJsonPlant(bytes);
-    if ('code' in plant) this.#finishWithError(plant.code, plant.message);
-    else this.#storePlant(plant);
-  }
-
-  /** 8. Store: the repository inserts the plant if its id is free. */
-  #storePlant(plant: NewPlant): void {
+    if ('code' in plant) return this.#finishWithError(plant.code, plant.message);
+    // 8. Store: the repository inserts the plant if its id is free.
+    this.#plant = plant;
     this.#waitingOn = 'repository';
     this.#calling = true;
-    this.#collaborators.store(
-      plant,
-      new CollaboratorContext(this, this.#input, this.#principal),
-      (stored) => this.#reply(plant, stored),
-      (error) => this.fail(error),
-    );
+    this.#collaborators.store(plant, this.#context as CollaboratorContext, this);
     this.#calling = false;
+    this.#holdWhileWaitingOn('repository');
   }
 
-  /** 8. The outcome: created, an idempotent replay, or a conflict. */
-  #reply(plant: NewPlant, stored: Stored): void {
+  /** 8. The outcome (part of `AnswerListener`): created, an idempotent replay, or a conflict. */
+  stored(outcome: StoredOutcome): void {
     if (this.#dropsAnswer()) return;
-    if (stored === 'conflict') this.#finish(errorReply('ERR_ID_CONFLICT'), stored);
-    else this.#finish(plantReply(plant), stored);
+    if (outcome === 'conflict') this.#finish(errorReply('ERR_ID_CONFLICT'), outcome);
+    else this.#finish(plantReply(this.#plant as NewPlant), outcome);
   }
 
-  /** A fault (part of `BodySink`): reported and answered `500`, unless the create is over. */
+  /** A fault (part of `AnswerListener` and `BodySink`): reported and answered `500`. */
   fail(error: unknown): void {
     if (this.#clientLeft()) return;
     const code = codeOf(error);
@@ -197,7 +193,7 @@ class Create implements BodySink, Expiring {
   }
 
   /**
-   * The deadline passed (part of `Expiring`): `503`, and the host hears which collaborator was
+   * The deadline passed (part of `Deadline`): `503`, and the host hears which collaborator was
    * slow. A slow body is the client's pace and a client that left is nobody's fault: not reported.
    */
   expire(): void {
@@ -209,6 +205,17 @@ class Create implements BodySink, Expiring {
     this.#report(unanswered);
     // The channels hear the error that names what was waited on; the signal keeps ERR_TIMEOUT.
     this.#end(reason, unanswered);
+  }
+
+  /**
+   * Still waiting on what was just asked for, which may be a promise: the store's deadlines keep
+   * the process up until the answer comes or the create is over.
+   */
+  #holdWhileWaitingOn(what: 'verifier' | 'body' | 'repository'): void {
+    if (!this.#over && this.#waitingOn === what) {
+      this.#held = true;
+      this.#store.deadlines.hold();
+    }
   }
 
   #tokenRejected(reason: TokenRejectionReason | undefined): void {
@@ -230,9 +237,21 @@ class Create implements BodySink, Expiring {
     return host === undefined ? { requestId } : { requestId, host };
   }
 
-  /** Whether a collaborator's answer comes too late: the create is over, or its client left. */
+  /**
+   * Whether a collaborator's answer comes too late: the create is over, or its client left. One
+   * that came later than its call lets the process go again.
+   */
   #dropsAnswer(): boolean {
-    return this.#calling ? this.#over : this.#clientLeft();
+    if (this.#calling) return this.#over;
+    this.#release();
+    return this.#clientLeft();
+  }
+
+  #release(): void {
+    if (this.#held) {
+      this.#held = false;
+      this.#store.deadlines.release();
+    }
   }
 
   /** Whether the create is over, ending it first if the client left unheard. */
@@ -255,7 +274,8 @@ class Create implements BodySink, Expiring {
   #finish(reply: Reply, outcome: CreateOutcome, fault?: unknown): void {
     if (!this.#over) {
       this.#over = true;
-      this.#deadline.stop();
+      this.#store.deadlines.stop(this);
+      this.#release();
       // Off the client's signal, which a host may share among requests.
       if (this.#controller !== undefined) this.#input.client.removeEventListener('abort', this);
       this.#answer(reply, outcome, fault);

@@ -128,7 +128,7 @@ export function createPlantStore<Principal = unknown>(
   const operation = createOperation({
     collaborators,
     maxBodyBytes,
-    startDeadline: createDeadlines(timeoutMs),
+    deadlines: createDeadlines(timeoutMs),
     report,
     // A throw or a rejection of onTokenRejected is the host's bug: it goes to onError.
     tokenRejected:
