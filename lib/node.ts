@@ -4,7 +4,7 @@
  * @module
  */
 
-export { DEFAULT_MAX_CONNECTIONS } from './node/connection-cap.ts';
+export { DEFAULT_MAX_CONNECTIONS } from './node/connection.ts';
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, serve } from './node/serve.ts';
 export { toNodeListener } from './node/to-node-listener.ts';
 export type {

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { withDocs } from '../docs.ts';
 import { type NodeListener, toNodeListener } from '../node.ts';
-import { handlersUnder, NOT_FOUND } from '../node/answer-through-host.ts';
+import { handlersUnder, NOT_FOUND } from '../node/answer.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import { replyResponse } from '../errors.ts';
 import { fetchUnder, routesOf } from '../store/store-routes.ts';

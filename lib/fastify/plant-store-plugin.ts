@@ -8,12 +8,10 @@ import {
   HostedRequest,
   type HostSend,
   NOT_FOUND,
-} from '../node/answer-through-host.ts';
-import {
-  DEFAULT_DRAIN_TIMEOUT,
-  DEFAULT_MAX_DRAIN_BYTES,
-  type ListenerConfig,
-} from '../node/listener-config.ts';
+} from '../node/answer.ts';
+import { DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_DRAIN_BYTES } from '../node/to-node-listener.ts';
+import type { ListenerConfig } from '../node/types.ts';
+import { callHook } from '../guards/call-hook.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import type { Reply } from '../operation/plain-request.ts';
 import { fetchUnder, routesOf } from '../store/store-routes.ts';
@@ -81,7 +79,11 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
     return;
   }
   const config: ListenerConfig = {
-    onError: (error) => scope.log.error({ err: error }, 'plant-store: the handler failed'),
+    onError: (error) =>
+      callHook(
+        (fault: unknown) => scope.log.error({ err: fault }, 'plant-store: the handler failed'),
+        error,
+      ),
     maxDrainBytes: DEFAULT_MAX_DRAIN_BYTES,
     drainTimeout: DEFAULT_DRAIN_TIMEOUT,
   };
@@ -113,7 +115,7 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
       // The route's limit, or the app's: fixed once the route is registered.
       bodyLimit ??= request.routeOptions.bodyLimit;
       const hosted = new HostedRequest(req, res, request, route, request.id, bodyLimit);
-      answerPlain(routes, hosted, req, res, config, sendThrough(reply));
+      answerPlain(routes.handle, hosted, req, res, config, sendThrough(reply));
     });
   }
   scope.all(`${base}/openapi.json`, viaFetch);

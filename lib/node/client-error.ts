@@ -32,7 +32,10 @@ export function rejectClient(
   const reply = errorReply(
     code === 'HPE_HEADER_OVERFLOW' ? 'ERR_HEADERS_TOO_LARGE' : 'ERR_BAD_REQUEST',
   );
-  const { owed, incoming, closing } = connectionOf(socket);
+  const connection = connectionOf(socket);
+  const owed = connection?.owed;
+  const incoming = connection?.incoming;
+  const closing = connection?.closing === true;
   if (incoming !== undefined && !incoming.complete) {
     // The error is in this request's own body: it gets one answer; its reader ends with the socket.
     if (owed !== undefined && !owed.headersSent) {

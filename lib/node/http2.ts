@@ -5,60 +5,10 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Stream } from 'node:http2';
-import { type ErrorReply, errorReply } from '../errors.ts';
-import { isValidHost } from './host.ts';
+import type { Http2ServerResponse, ServerHttp2Stream } from 'node:http2';
 
 export function isHttp2(req: IncomingMessage): boolean {
   return req.httpVersionMajor === 2;
-}
-
-export interface Http2Head {
-  /** The request's authority, `undefined` when `problem` says why there is none. */
-  readonly host: string | undefined;
-  /** False when the HEADERS frame ended the stream: no body follows, whatever the headers say. */
-  readonly hasBody: boolean;
-  /** A `400` for a missing, malformed or contradicted authority, else `undefined`. */
-  readonly problem: ErrorReply | undefined;
-}
-
-/**
- * Reads an HTTP/2 request's authority and whether a body follows. More than one Host line, or one
- * that names another authority than `:authority`, makes the request malformed (section 8.3.1).
- */
-export function readHttp2Head(
-  req: IncomingMessage,
-  host: string | undefined,
-  hosts: number,
-): Http2Head {
-  const { stream, headers, scheme } = req as unknown as Http2ServerRequest;
-  const hasBody = !stream.endAfterHeaders;
-  const authority = headers[':authority'];
-  if (hosts > 1 || !isValidHost(authority ?? host)) {
-    return { host: undefined, hasBody, problem: errorReply('ERR_BAD_REQUEST', NO_AUTHORITY) };
-  }
-  if (authority !== undefined && host !== undefined && !sameAuthority(authority, host, scheme)) {
-    return { host: undefined, hasBody, problem: errorReply('ERR_BAD_REQUEST', TWO_AUTHORITIES) };
-  }
-  return { host: authority ?? host, hasBody, problem: undefined };
-}
-
-const NO_AUTHORITY = 'the :authority (or Host) is missing or not valid';
-const TWO_AUTHORITIES = 'the Host header names another authority than :authority';
-
-/** Whether two authorities match after RFC 3986 section 6.2.3's scheme-based normalisation. */
-function sameAuthority(a: string, b: string, scheme: string): boolean {
-  return normalised(a, scheme) === normalised(b, scheme);
-}
-
-function normalised(authority: string, scheme: string): string {
-  let value = authority.toLowerCase();
-  if (value.endsWith(':')) value = value.slice(0, -1);
-  const defaultPort = scheme === 'https' ? ':443' : scheme === 'http' ? ':80' : undefined;
-  if (defaultPort !== undefined && value.endsWith(defaultPort)) {
-    value = value.slice(0, -defaultPort.length);
-  }
-  return value;
 }
 
 /** Fields HTTP/2 forbids in a response (RFC 9113 section 8.2.2), which node throws on. */

@@ -1,6 +1,7 @@
 /**
  * The adapter's one read of an `IncomingMessage`: a store's routes take it as their `PlainRequest`,
- * any other handler gets the native `Request` it builds.
+ * any other handler gets the native `Request` it builds. Past 300 lines, still one job: the checks
+ * of a request's head (its Host, its framing, HTTP/2's authority) sit beside the one read of it.
  * @module
  */
 
@@ -9,10 +10,9 @@ import { type ErrorReply, errorReply } from '../errors.ts';
 import type { BodySink, ClientWatch, PlainRequest } from '../operation/plain-request.ts';
 import type { RequestHead } from '../types.ts';
 import { pathOf } from '../store/url-path.ts';
+import type { Http2ServerRequest } from 'node:http2';
 import { isTakenOver } from './connection.ts';
-import { transferCodingProblem } from './framing.ts';
-import { ABSOLUTE_FORM, isValidHost } from './host.ts';
-import { isHttp2, isResponseGone, readHttp2Head } from './http2.ts';
+import { isHttp2, isResponseGone } from './http2.ts';
 import { type BodyState, clientGone, readRequestBody, toBodyStream } from './request-body.ts';
 import { assignedRequestId, requestIdOf } from './request-id.ts';
 
@@ -257,4 +257,95 @@ class ConnectionWatch implements ClientWatch {
 
   // The listener goes with the response, one per request: nothing to remove.
   removeEventListener(): void {}
+}
+
+/**
+ * The Host syntax (RFC 9110 section 7.2), checked before it goes into a URL: a `/`, `?`, `#` or
+ * `@` in it would change the path the handler routes on.
+ */
+const HOST_PATTERN = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=-]+)(?::[0-9]{0,5})?$/;
+
+let lastValidHost: string | undefined;
+
+/** Whether a Host value has valid syntax; the last valid one is remembered, as most repeat it. */
+function isValidHost(host: string | undefined): host is string {
+  if (host === undefined) return false;
+  if (host === lastValidHost) return true;
+  if (!HOST_PATTERN.test(host)) return false;
+  lastValidHost = host;
+  return true;
+}
+
+/** An absolute-form request target (RFC 9112 section 3.2.2), as a proxy client sends it. */
+const ABSOLUTE_FORM = /^https?:\/\//i;
+
+/**
+ * The answer to a `Transfer-Encoding` (its lines joined) the server cannot read (RFC 9112 section
+ * 6.1): only `chunked`, once and last, is read; another last coding is a `400`, one before a `501`.
+ */
+function transferCodingProblem(value: string): ErrorReply | undefined {
+  // The usual value, without a split.
+  if (value === 'chunked') return undefined;
+  const codings = value
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '');
+  const last = codings.pop();
+  if (last !== 'chunked' || codings.includes('chunked')) {
+    return errorReply(
+      'ERR_BAD_REQUEST',
+      'the Transfer-Encoding must end in chunked, applied once (RFC 9112 section 6.3)',
+    );
+  }
+  if (codings.length > 0) {
+    return errorReply(
+      'ERR_NOT_IMPLEMENTED',
+      `transfer coding not implemented: ${codings.join(', ')} (only chunked is)`,
+    );
+  }
+  return undefined;
+}
+
+interface Http2Head {
+  /** The request's authority, `undefined` when `problem` says why there is none. */
+  readonly host: string | undefined;
+  /** False when the HEADERS frame ended the stream: no body follows, whatever the headers say. */
+  readonly hasBody: boolean;
+  /** A `400` for a missing, malformed or contradicted authority, else `undefined`. */
+  readonly problem: ErrorReply | undefined;
+}
+
+/**
+ * Reads an HTTP/2 request's authority and whether a body follows. More than one Host line, or one
+ * that names another authority than `:authority`, makes the request malformed (section 8.3.1).
+ */
+function readHttp2Head(req: IncomingMessage, host: string | undefined, hosts: number): Http2Head {
+  const { stream, headers, scheme } = req as unknown as Http2ServerRequest;
+  const hasBody = !stream.endAfterHeaders;
+  const authority = headers[':authority'];
+  if (hosts > 1 || !isValidHost(authority ?? host)) {
+    return { host: undefined, hasBody, problem: errorReply('ERR_BAD_REQUEST', NO_AUTHORITY) };
+  }
+  if (authority !== undefined && host !== undefined && !sameAuthority(authority, host, scheme)) {
+    return { host: undefined, hasBody, problem: errorReply('ERR_BAD_REQUEST', TWO_AUTHORITIES) };
+  }
+  return { host: authority ?? host, hasBody, problem: undefined };
+}
+
+const NO_AUTHORITY = 'the :authority (or Host) is missing or not valid';
+const TWO_AUTHORITIES = 'the Host header names another authority than :authority';
+
+/** Whether two authorities match after RFC 3986 section 6.2.3's scheme-based normalisation. */
+function sameAuthority(a: string, b: string, scheme: string): boolean {
+  return normalised(a, scheme) === normalised(b, scheme);
+}
+
+function normalised(authority: string, scheme: string): string {
+  let value = authority.toLowerCase();
+  if (value.endsWith(':')) value = value.slice(0, -1);
+  const defaultPort = scheme === 'https' ? ':443' : scheme === 'http' ? ':80' : undefined;
+  if (defaultPort !== undefined && value.endsWith(defaultPort)) {
+    value = value.slice(0, -defaultPort.length);
+  }
+  return value;
 }

@@ -7,9 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodySink } from '../operation/plain-request.ts';
 import { bodyAlreadyRead } from '../store/read-body.ts';
-import { continueWithheld, sendContinue } from './connection.ts';
+import { cameToRest, connectionOf, continueWithheld, sendContinue } from './connection.ts';
 import { closeStreamAfterResponse, isHttp2 } from './http2.ts';
-import type { ListenerConfig } from './listener-config.ts';
+import type { ListenerConfig } from './types.ts';
 
 /** The error a read fails with, and the reason a watch gives, once the client went away. */
 export function clientGone(): DOMException {
@@ -91,11 +91,19 @@ export function readRequestBody(
   let size = 0;
   // Once the sink has its answer, later events are ignored rather than unsubscribed from.
   let settled = false;
+  // Under `serve` the connection hears its socket close, once for all its requests.
+  const connection = isHttp2(req) ? undefined : connectionOf(req.socket);
+  const left = (): void => {
+    if (settled || arrivedWhole(req)) return;
+    settled = true;
+    sink.fail(clientGone());
+  };
   req.on('data', (chunk: Buffer) => {
     if (settled) return;
     size += chunk.byteLength;
     if (size > maxBytes) {
       settled = true;
+      if (connection !== undefined) connection.onClientLeft = undefined;
       req.pause();
       sink.take('ERR_BODY_TOO_LARGE');
       return;
@@ -103,6 +111,7 @@ export function readRequestBody(
     chunks.push(chunk);
   });
   req.on('end', () => {
+    if (connection !== undefined) connection.onClientLeft = undefined;
     if (settled) return;
     settled = true;
     if (size === 0) sink.take('ERR_BODY_REQUIRED');
@@ -110,11 +119,8 @@ export function readRequestBody(
     else sink.take(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
   });
   // With an 'error' listener node reports a lost client as an error too; 'close' covers both.
-  req.on('close', () => {
-    if (settled || arrivedWhole(req)) return;
-    settled = true;
-    sink.fail(clientGone());
-  });
+  if (connection === undefined) req.on('close', left);
+  else connection.onClientLeft = left;
 }
 
 /** The request body as a stream; `highWaterMark: 0` reads the socket only as the handler reads. */
@@ -192,7 +198,7 @@ export function drainRequest(
   const stop = (): void => {
     clearTimeout(timer);
     req.off('data', onData);
-    req.off('end', stop);
+    req.off('end', drained);
     req.off('close', stop);
   };
   const cut = (): void => {
@@ -202,10 +208,14 @@ export function drainRequest(
   const onData = (): void => {
     if (socket.bytesRead - start > config.maxDrainBytes) cut();
   };
+  const drained = (): void => {
+    stop();
+    cameToRest(req);
+  };
   const timer = setTimeout(cut, config.drainTimeout);
   timer.unref();
   req.on('data', onData);
-  req.once('end', stop);
+  req.once('end', drained);
   req.once('close', stop);
   req.resume();
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply, replyResponse } from '../errors.ts';
 import { isTakenOver } from './connection.ts';
 import { isResponseGone } from './http2.ts';
-import { type ListenerConfig, report } from './listener-config.ts';
+import type { ListenerConfig } from './types.ts';
 import type { NodeRequest } from './node-request.ts';
 import { type BodyState, drainRequest, keepAliveOrClose } from './request-body.ts';
 import { sendReply, sendResponse } from './send.ts';
@@ -44,7 +44,7 @@ export async function respond(
     }
   } catch (error) {
     // A client that left, or a framing error answered already, is no server error.
-    if (!controller.signal.aborted && !isTakenOver(res)) report(config.onError, error);
+    if (!controller.signal.aborted && !isTakenOver(res)) config.onError(error);
     fail(res, errorReply('ERR_INTERNAL'), hand);
     return;
   }

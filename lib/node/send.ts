@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorReply, errorReply, JSON_HEADERS } from '../errors.ts';
-import { isTakenOver } from './connection.ts';
+import { cameToRest, isTakenOver } from './connection.ts';
 import { http2Fields, isHttp2, isResponseGone } from './http2.ts';
-import { type ListenerConfig, noop, report } from './listener-config.ts';
+import type { ListenerConfig } from './types.ts';
 import { keepAliveOrClose } from './request-body.ts';
 import { assignedRequestId } from './request-id.ts';
 
@@ -21,7 +21,7 @@ export async function sendResponse(
   const gone = isResponseGone(res);
   if (gone || res.headersSent) {
     // The client left, or someone else answered; a framing error's answer is kept.
-    body?.cancel().catch(noop);
+    body?.cancel().catch(ignore);
     if (!gone && !isTakenOver(res)) res.destroy();
     return;
   }
@@ -45,20 +45,21 @@ export async function sendResponse(
     else res.writeHead(response.status, response.statusText, headers);
   } catch (error) {
     // A header node rejects: nothing was sent yet, so this is still a clean 500.
-    report(config.onError, error);
-    body?.cancel().catch(noop);
+    config.onError(error);
+    body?.cancel().catch(ignore);
     sendReply(res, errorReply('ERR_INTERNAL'));
     return;
   }
   if (body === null || req.method === 'HEAD') {
-    body?.cancel().catch(noop);
+    body?.cancel().catch(ignore);
     res.end();
+    cameToRest(req);
     return;
   }
 
   const reader = body.getReader();
   const cancel = (): void => {
-    reader.cancel().catch(noop);
+    reader.cancel().catch(ignore);
   };
   res.once('close', cancel);
   try {
@@ -67,12 +68,15 @@ export async function sendResponse(
       if (done || isResponseGone(res)) break;
       if (!res.write(value)) await drained(res);
     }
-    if (!isResponseGone(res)) res.end();
+    if (!isResponseGone(res)) {
+      res.end();
+      cameToRest(req);
+    }
   } catch (error) {
     // The headers are out: the only honest signal left is to cut the connection.
-    if (!signal.aborted && !isResponseGone(res)) report(config.onError, error);
+    if (!signal.aborted && !isResponseGone(res)) config.onError(error);
     res.destroy();
-    reader.cancel().catch(noop);
+    reader.cancel().catch(ignore);
   } finally {
     res.off('close', cancel);
   }
@@ -119,4 +123,7 @@ export function sendReply(res: ServerResponse, reply: ErrorReply): void {
   }
   res.writeHead(reply.status, head);
   res.end(reply.body);
+  cameToRest(res.req);
 }
+
+function ignore(): void {}

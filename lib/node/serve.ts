@@ -4,14 +4,19 @@ import type { Duplex } from 'node:stream';
 import { errorReply } from '../errors.ts';
 import { routesOf } from '../store/store-routes.ts';
 import { rejectClient, writeRawReply } from './client-error.ts';
-import { arrivedAfterClose, holdContinue, requestArrived } from './connection.ts';
-import { capConnections, maxConnectionsFor } from './connection-cap.ts';
-import { count, defaultOnError, noop, report } from './listener-config.ts';
-import { guardHook } from '../guards/call-hook.ts';
+import {
+  type Connection,
+  connectionOf,
+  Connections,
+  DEFAULT_MAX_CONNECTIONS,
+  holdContinue,
+  maxConnectionsFor,
+} from './connection.ts';
+import { callHook, guardHook } from '../guards/call-hook.ts';
 import { observeRawReply, observeRequest, observerOf } from './observe.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import { targetPath } from './node-request.ts';
-import { LISTENER_OPTIONS, toNodeListener } from './to-node-listener.ts';
+import { count, defaultOnError, LISTENER_OPTIONS, toNodeListener } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions } from './types.ts';
 
 const SERVE_OPTIONS = [
@@ -92,7 +97,9 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     1,
   );
   const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
-  const maxConnections = maxConnectionsFor(options.maxConnections);
+  const maxConnections = maxConnectionsFor(
+    count(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections', 1),
+  );
   const { onError: hostOnError, maxDrainBytes, drainTimeout, onConnectionRefused } = options;
   if (onConnectionRefused !== undefined && typeof onConnectionRefused !== 'function') {
     throw new TypeError('onConnectionRefused must be a function');
@@ -107,12 +114,14 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   let closing = false;
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const connection = connectionOf(req.socket) as Connection;
     // Bytes after a request that said Connection: close are ignored, never executed.
-    if (arrivedAfterClose(req)) {
+    if (connection.closing) {
       req.socket.destroy();
       return;
     }
-    requestArrived(req, res);
+    connection.request = req;
+    connection.response = res;
     if (observer !== undefined) observeRequest(observer, req, res);
     // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
     // drops repeated Set-Cookie values from the flat header list.
@@ -153,10 +162,10 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     );
   });
   server.keepAliveTimeout = keepAliveTimeout;
-  capConnections(
+  new Connections(
     server,
     maxConnections,
-    onConnectionRefused === undefined ? noop : guardHook<void>(onConnectionRefused, onError),
+    onConnectionRefused === undefined ? () => {} : guardHook<void>(onConnectionRefused, onError),
   );
   // A client that half-closes after its request still gets the response (node reads this
   // undocumented server property when a client's end arrives).
@@ -187,7 +196,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      server.on('error', (error) => report(onError, error));
+      server.on('error', (error) => callHook(onError, error));
       const bound = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
       resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, maxConnections, close });

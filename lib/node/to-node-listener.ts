@@ -1,26 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply } from '../errors.ts';
-import type { Reply } from '../operation/plain-request.ts';
-import { routesOf, type StoreRoutes } from '../store/store-routes.ts';
-import {
-  count,
-  DEFAULT_DRAIN_TIMEOUT,
-  DEFAULT_MAX_DRAIN_BYTES,
-  defaultOnError,
-  type ListenerConfig,
-  lastResort,
-} from './listener-config.ts';
+import { callHook } from '../guards/call-hook.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
-import { handedOver } from './connection.ts';
-import { isResponseGone } from './http2.ts';
-import { NodeRequest } from './node-request.ts';
-import { drainRequest, keepAliveOrClose } from './request-body.ts';
-import { respond } from './respond.ts';
-import { sendReply } from './send.ts';
+import { routesOf } from '../store/store-routes.ts';
 import type { FetchHandler } from '../types.ts';
-import type { NodeListener, ToNodeListenerOptions } from './types.ts';
+import { answerFetch, answerPlain } from './answer.ts';
+import { NodeRequest } from './node-request.ts';
+import type { ListenerConfig, NodeListener, ToNodeListenerOptions } from './types.ts';
 
 export const LISTENER_OPTIONS = ['onError', 'maxDrainBytes', 'drainTimeout'] as const;
+
+/** `toNodeListener`'s default `maxDrainBytes`: 1 MiB. */
+export const DEFAULT_MAX_DRAIN_BYTES = 1_048_576;
+/** `toNodeListener`'s default `drainTimeout`: 2 s. */
+export const DEFAULT_DRAIN_TIMEOUT = 2000;
 
 /** The methods fetch forbids in a `Request` (https://fetch.spec.whatwg.org/#forbidden-method). */
 const UNREPRESENTABLE_METHODS: ReadonlySet<string> = new Set(['CONNECT', 'TRACE', 'TRACK']);
@@ -59,74 +52,49 @@ export function toNodeListener(
   const onError = options.onError ?? defaultOnError;
   if (typeof onError !== 'function') throw new TypeError('onError must be a function');
   const config: ListenerConfig = {
-    onError,
+    // A broken onError must not crash the server: its own failure goes to stderr.
+    onError: (error) => callHook(onError, error),
     maxDrainBytes: count(options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES, 'maxDrainBytes'),
     drainTimeout: count(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
   };
   // A plant store's routes answer the adapter's request as it is, with no `Request` made.
-  const plain = routesOf(handler);
+  const routes = routesOf(handler);
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    const request = new NodeRequest(req, res, req, plain?.path);
-    // Node reads nothing more on a connection after an upgrade request: close it after the answer.
-    if (request.upgrade) res.shouldKeepAlive = false;
-    const problem = request.problem;
-    if (problem !== undefined) {
-      // Where such a request's body ends may be unknown: the connection closes after the answer.
-      res.shouldKeepAlive = false;
-      sendReply(res, problem);
-      handedOver(res);
-      return;
-    }
+    const request = new NodeRequest(req, res, req, routes?.path);
     const path = request.path;
-    if (
-      plain !== undefined &&
-      path !== undefined &&
-      (plain.path === undefined || plain.path === path)
-    ) {
-      try {
-        plain.handle(request, (reply) => answer(req, res, config, reply));
-      } catch (error) {
-        lastResort(config, res, error);
-      }
-      return;
+    if (routes !== undefined && path !== undefined && (routes.path ?? path) === path) {
+      answerPlain(routes.handle, request, req, res, config);
+    } else if (!UNREPRESENTABLE_METHODS.has(request.method)) {
+      answerFetch(handler, request, req, res, config);
+    } else {
+      // A plant store routes such a method as any it does not serve; another handler gets a 501.
+      const reply =
+        routes?.rejectMethod(path) ??
+        errorReply('ERR_NOT_IMPLEMENTED', `the method ${request.method} is not implemented`);
+      answerPlain((_, answer) => answer(reply), request, req, res, config);
     }
-    if (UNREPRESENTABLE_METHODS.has(request.method)) {
-      answer(req, res, config, unrepresentableMethodReply(plain, request));
-      return;
-    }
-    // `respond` catches what it can; this is the last guard against an unhandled rejection.
-    respond(handler, request, req, res, config).then(
-      () => handedOver(res),
-      (error) => lastResort(config, res, error),
-    );
   };
   // HTTP/2's compatibility objects stand in for HTTP/1.1's; `http2.ts` handles where they differ.
   return listener as NodeListener;
 }
 
-/** A plant store routes such a method as any it does not serve; another handler gets a `501`. */
-function unrepresentableMethodReply(plain: StoreRoutes | undefined, request: NodeRequest): Reply {
-  return (
-    plain?.rejectMethod(request.path) ??
-    errorReply('ERR_NOT_IMPLEMENTED', `the method ${request.method} is not implemented`)
-  );
+export function defaultOnError(error: unknown): void {
+  console.error(error);
 }
 
-/** Sends a plain reply; an unread request body is drained after it, or the connection closes. */
-function answer(
-  req: IncomingMessage,
-  res: ServerResponse,
-  config: ListenerConfig,
-  reply: Reply,
-): void {
-  try {
-    const drain = keepAliveOrClose(req, res, config, reply.status);
-    if (!isResponseGone(res)) {
-      sendReply(res, reply);
-      handedOver(res);
-    }
-    if (drain) drainRequest(req, undefined, config);
-  } catch (error) {
-    lastResort(config, res, error);
+/**
+ * An integer option of at least `min`, or its default when unset. Timeouts take `min` 1: to node,
+ * `0` means "never", which turns a protection off.
+ */
+export function count(
+  value: number | undefined,
+  fallback: number,
+  name: string,
+  min: 0 | 1 = 0,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(`${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer`);
   }
+  return value;
 }

@@ -9,6 +9,13 @@ export type NodeListener = (
   res: ServerResponse | Http2ServerResponse,
 ) => void;
 
+/** The listener's settings, as `toNodeListener` resolved them; `onError` never throws. */
+export interface ListenerConfig {
+  readonly onError: (error: unknown) => void;
+  readonly maxDrainBytes: number;
+  readonly drainTimeout: number;
+}
+
 /** Options of `toNodeListener`. */
 export interface ToNodeListenerOptions {
   /**

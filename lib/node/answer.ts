@@ -1,5 +1,6 @@
 /**
- * A store's routes answered through a framework's own reply (Fastify's), so that its hooks run.
+ * The one answer sequence of every Node front: `toNodeListener` writes its answers to node's
+ * response, the Fastify plugin hands them to Fastify's reply so that its hooks run.
  * @module
  */
 
@@ -7,11 +8,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply } from '../errors.ts';
 import type { Reply } from '../operation/plain-request.ts';
 import type { StoreRoutes } from '../store/store-routes.ts';
-import type { ListenerConfig } from './listener-config.ts';
+import type { FetchHandler } from '../types.ts';
+import { isResponseGone } from './http2.ts';
 import { NodeRequest } from './node-request.ts';
 import { drainRequest, keepAliveOrClose } from './request-body.ts';
 import { respond } from './respond.ts';
-import type { FetchHandler } from '../types.ts';
+import { sendReply } from './send.ts';
+import type { ListenerConfig } from './types.ts';
 
 /** A request with the framework's own object, id and body limit. */
 export class HostedRequest extends NodeRequest {
@@ -42,55 +45,76 @@ export interface HostSend {
   readonly response: (response: Response) => void;
 }
 
-/** Answers a request on a store's plain route and hands the reply to the framework. */
+/**
+ * Answers a request with a store route's `handle`; without `send` the reply is written to `res`.
+ * A throw that escapes is the last resort's: reported, and the connection cut.
+ */
 export function answerPlain(
-  routes: StoreRoutes,
-  request: HostedRequest,
+  handle: StoreRoutes['handle'],
+  request: NodeRequest,
   req: IncomingMessage,
   res: ServerResponse,
   config: ListenerConfig,
-  send: HostSend,
+  send?: HostSend,
 ): void {
   if (refused(request, res, send)) return;
-  routes.handle(request, (reply) => answerReply(req, res, config, reply, send));
+  try {
+    handle(request, (reply) => answerReply(req, res, config, reply, send));
+  } catch (error) {
+    lastResort(config, res, error);
+  }
 }
 
-/** Answers a request through a fetch handler and hands its `Response` to the framework. */
+/** Answers a request through a fetch handler; without `send` its `Response` is written to `res`. */
 export function answerFetch(
   handler: FetchHandler,
-  request: HostedRequest,
+  request: NodeRequest,
   req: IncomingMessage,
   res: ServerResponse,
   config: ListenerConfig,
-  send: HostSend,
+  send?: HostSend,
 ): void {
   if (refused(request, res, send)) return;
-  // A rejection here is a bug to report, not to crash on.
-  respond(handler, request, req, res, config, send.response).catch(config.onError);
+  // `respond` catches what it can; this is the last guard against an unhandled rejection.
+  respond(handler, request, req, res, config, send?.response).catch((error: unknown) =>
+    lastResort(config, res, error),
+  );
 }
 
-/** Hands a plain reply to the framework, then drains an unread body or closes the connection. */
+/** Sends a plain reply, then drains an unread request body or closes the connection. */
 export function answerReply(
   req: IncomingMessage,
   res: ServerResponse,
   config: ListenerConfig,
   reply: Reply,
-  send: HostSend,
+  send?: HostSend,
 ): void {
-  const drain = keepAliveOrClose(req, res, config, reply.status);
-  send.reply(reply);
-  if (drain) drainRequest(req, undefined, config);
+  try {
+    const drain = keepAliveOrClose(req, res, config, reply.status);
+    if (send !== undefined) send.reply(reply);
+    else if (!isResponseGone(res)) sendReply(res, reply);
+    if (drain) drainRequest(req, undefined, config);
+  } catch (error) {
+    lastResort(config, res, error);
+  }
+}
+
+/** For a failure nothing else caught: report it and cut the connection. */
+export function lastResort(config: ListenerConfig, res: ServerResponse, error: unknown): void {
+  config.onError(error);
+  res.destroy();
 }
 
 /** Answers a request no handler may see (a bad Host, an unreadable framing) at once. */
-function refused(request: NodeRequest, res: ServerResponse, send: HostSend): boolean {
+function refused(request: NodeRequest, res: ServerResponse, send: HostSend | undefined): boolean {
   // Node reads nothing more on a connection after an upgrade request.
   if (request.upgrade) res.shouldKeepAlive = false;
   const problem = request.problem;
   if (problem === undefined) return false;
   // Where such a request's body ends may be unknown: the connection closes after the answer.
   res.shouldKeepAlive = false;
-  send.reply(problem);
+  if (send !== undefined) send.reply(problem);
+  else sendReply(res, problem);
   return true;
 }
 
