@@ -137,9 +137,10 @@ export function startProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   cores: string,
+  cwd = ROOT_DIR,
 ): Promise<RunningServer> {
   const child = spawn('taskset', ['-c', cores, executable, ...args], {
-    cwd: ROOT_DIR,
+    cwd,
     env: { ...env, PORT: '0', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -158,27 +158,31 @@ export function buildFor(servers: readonly BenchServer[]): void {
   if (built.status !== 0) throw new Error('npm run build failed');
 }
 
-/** How `server` is started: its runtime's binary's arguments. */
-function argumentsOf(server: BenchServer): string[] {
-  if (server.entry === 'standalone') return [join(ROOT_DIR, 'dist', 'cli', 'main.js')];
-  if (server.runtime === 'node') return [join(BENCH_DIR, 'servers', `${server.entry}.ts`)];
-  const file = join(BENCH_DIR, 'runtimes', 'servers', `${server.entry}.ts`);
+/** How `server` is started from the checkout `root`: its runtime's binary's arguments. */
+function argumentsOf(server: BenchServer, root: string): string[] {
+  if (server.entry === 'standalone') return [join(root, 'dist', 'cli', 'main.js')];
+  if (server.runtime === 'node') return [join(root, 'bench', 'servers', `${server.entry}.ts`)];
+  const file = join(root, 'bench', 'runtimes', 'servers', `${server.entry}.ts`);
   if (server.runtime === 'bun') return [file];
   return ['run', '--allow-net=127.0.0.1', '--allow-env', '--allow-read', file];
 }
 
 const SETTING = /^(PLANT_STORE_|BENCH_|DATABASE_URL$)/;
 
-/** Starts `server` with `env` on top of its own, on `core`, and waits for its ready line. */
+/**
+ * Starts `server` from the checkout `root` with `env` on top of its own, on `core`, and waits
+ * for its ready line.
+ */
 export function startBenchServer(
   server: BenchServer,
   env: Readonly<Record<string, string>> = {},
   core = SERVER_CORE,
+  root = ROOT_DIR,
 ): Promise<RunningServer> {
   // None of the standalone server's settings leaks in from the bench's own environment.
   const mine = Object.entries(process.env).filter(([name]) => !SETTING.test(name));
   const all = { ...Object.fromEntries(mine), PLANT_STORE_TOKENS: TOKEN, ...server.env, ...env };
-  return startProcess(BINARY[server.runtime], argumentsOf(server), all, core);
+  return startProcess(BINARY[server.runtime], argumentsOf(server, root), all, core, root);
 }
 
 /**
