@@ -220,7 +220,7 @@ export interface CreatePlantStoreOptions<Principal = unknown> {
   /**
    * The absolute URL clients reach the API at, named as the OpenAPI document's server; its path
    * is the base path unless `basePath` says otherwise.
-   * @default undefined (the document's server is relative)
+   * @default undefined (the document's server is `.`, relative to where it is served)
    */
   readonly publicUrl?: string | undefined;
   /** @deprecated Retired, and a `TypeError`: set `publicUrl` to name an absolute server. */

@@ -91,7 +91,7 @@ export const SETTINGS = {
   PLANT_STORE_PUBLIC_URL: {
     read: publicUrl,
     help: 'the URL clients use, such as https://api.example.com/v1: the OpenAPI document names it',
-    whenUnset: 'the relative server, the base path or /',
+    whenUnset: 'the relative server ".", the directory the document is served from',
   },
   PLANT_STORE_BASE_PATH: {
     read: basePath,

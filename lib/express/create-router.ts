@@ -20,11 +20,12 @@ export interface CreateRouterOptions {
  * Creates an Express `Router` serving a plant store under its mount path and its `basePath`.
  *
  * `app.use('/api', createRouter(store))` answers `POST /api/plants`, `GET /api/openapi.json` (its
- * server names `/api`) and, with `docs: true`, the reference at `/api/docs`; a mount path with
- * parameters (`/:tenant`) is served per request. Other paths go on to the app's next handlers.
- * Every answer, errors included, is the store's. Mount it before the app's body parsers: the store
- * reads the raw body itself, and behind one a create gets `500` (`ERR_BODY_ALREADY_READ` to
- * `onError`). The Express request is `context.host` for the store's collaborators.
+ * server `.` resolves to `/api`) and, with `docs: true`, the reference at `/api/docs`; a mount
+ * path with parameters (`/:tenant`) is served per request. Other paths go on to the app's next
+ * handlers. Every answer, errors included, is the store's. Mount it before the app's body
+ * parsers: the store reads the raw body itself, and behind one a create gets `500`
+ * (`ERR_BODY_ALREADY_READ` to `onError`). The Express request is `context.host` for the store's
+ * collaborators.
  *
  * @param store The store to serve, from `createPlantStore`.
  * @param options Whether to serve the reference page.

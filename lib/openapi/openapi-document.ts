@@ -20,9 +20,10 @@ const challenge = {
  * The OpenAPI 3.1.0 document of the Plant Store API.
  *
  * It holds `POST /plants` with every status it answers, the `Plant`, `NewPlant` and `Error`
- * schemas, the `bearerAuth` scheme and the `404`/`405` responses. Its server is relative (`/`);
- * a store's `fetch` serves it at `GET /openapi.json` with the server set to its base path or
- * `publicUrl`.
+ * schemas, the `bearerAuth` scheme and the `404`/`405` responses. Its server is `.`, the
+ * directory the document is served from: a store's `fetch` serves it at
+ * `GET <basePath>/openapi.json`, so readers resolve `.` to the API behind any proxy. A store with
+ * `publicUrl` serves it with that URL as its server.
  *
  * @example
  * ```ts
@@ -40,8 +41,9 @@ export const openApiDocument = {
     contact: { name: 'The plant-store maintainers' },
     license: { name: 'MIT', identifier: 'MIT' },
   },
-  // Relative: resolved against the document's own URL.
-  servers: [{ url: '/' }],
+  // Its own directory, which is the API's base wherever a proxy or framework puts it; an absolute
+  // path would resolve to a stripping proxy's root, another app, which would get the token.
+  servers: [{ url: '.' }],
   security: [{ bearerAuth: [] }],
   tags: [{ name: 'plants', description: 'The plants in the store.' }],
   paths: {
@@ -153,12 +155,15 @@ export const openApiDocument = {
   },
 } as const;
 
-/** The JSON `fetch` serves: one server (`/`, a base path or a URL); `describe` adds CORS. */
+/** The JSON `fetch` serves: the document, `publicUrl` its server when set; `describe` adds CORS. */
 export function openApiJsonFor(
-  server: string,
+  publicUrl: string | undefined,
   describe: (document: OpenApiDocument) => object = (document) => document,
 ): string {
-  const document = { ...openApiDocument, servers: [{ url: server }] };
+  const document =
+    publicUrl === undefined
+      ? openApiDocument
+      : { ...openApiDocument, servers: [{ url: publicUrl }] };
   return JSON.stringify(describe(document as unknown as OpenApiDocument));
 }
 

@@ -1,6 +1,6 @@
-// Where the API lives: its base path, and the server its OpenAPI document names. No request
-// header enters the document, so a shared cache cannot hand anyone a copy that sends their token
-// elsewhere.
+// Where the API lives: its base path, and the public URL its OpenAPI document names when set
+// (else the document's own `.`). No request header enters the document, so a shared cache cannot
+// hand anyone a copy that sends their token elsewhere.
 
 const BASE_PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
 // However spelled: no request path holds a `.` or `..` segment once parsed.
@@ -23,11 +23,6 @@ export function apiLocationOf(basePath: unknown, publicUrl: unknown): ApiLocatio
     basePath: base === '/' ? '' : checkBasePath(base, 'basePath'),
     publicUrl: fixed,
   };
-}
-
-/** The server the document names for routes under `base` (mount path and base path). */
-export function documentServer(location: ApiLocation, base: string): string {
-  return location.publicUrl ?? (base || '/');
 }
 
 /** What a store given the retired `trustProxy` option is told. */

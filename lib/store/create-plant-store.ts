@@ -15,7 +15,7 @@ import type {
   PlantStore,
   TokenVerifier,
 } from '../types.ts';
-import { apiLocationOf, documentServer, TRUST_PROXY_RETIRED } from './api-location.ts';
+import { apiLocationOf, TRUST_PROXY_RETIRED } from './api-location.ts';
 import { corsPolicyOf } from './cors-policy.ts';
 import { recordRoutes } from './store-routes.ts';
 import { pathOf } from './url-path.ts';
@@ -156,11 +156,12 @@ export function createPlantStore<Principal = unknown>(
     return answer(request, host, undefined);
   }
 
+  // The same under every mount and for every request: no request header enters it.
+  const document = openApiJsonFor(location.publicUrl, policy?.describe);
+
   /** The routes under `base` (`''` for the root). */
   function fetchAt(base: string): (request: Request, host?: unknown) => Promise<Response> {
     const plants = `${base}/plants`;
-    // The same for every request: no request header enters it.
-    const document = openApiJsonFor(documentServer(location, base), policy?.describe);
 
     function route(method: string, path: string): Response {
       if (path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')) {

@@ -106,8 +106,8 @@ describe('the standalone server in Chromium', { skip }, () => {
     page.on('pageerror', (error) => problems.push(String(error)));
     await page.goto(`${api}/docs`);
     await page.locator('.swagger-ui .info .title').getByText('OpenAPI Plant Store').waitFor();
-    // The document's server is relative: the page resolves it against where it fetched it.
-    await page.locator('.servers select option[value="/"]').waitFor({ state: 'attached' });
+    // The document's server is `.`: the page resolves it against where it fetched it.
+    await page.locator('.servers select option[value="."]').waitFor({ state: 'attached' });
 
     await page.locator('.auth-wrapper button.authorize').click();
     await page.locator('.modal-ux input').fill(TOKEN);

@@ -66,3 +66,30 @@ export function createFrom(page: Page, api: string, token: string, body: string)
     { api, token, body },
   );
 }
+
+/**
+ * A person's create on the reference page already open in `page`: the token under "Authorize",
+ * then `body` sent with "Try it out". Resolves with the status and the answer's text the page shows.
+ */
+export async function tryItOut(
+  page: Page,
+  token: string,
+  body: string,
+): Promise<{ status: string; answer: string }> {
+  await page.locator('.swagger-ui .info .title').getByText('OpenAPI Plant Store').waitFor();
+  await page.locator('.auth-wrapper button.authorize').click();
+  await page.locator('.modal-ux input').fill(token);
+  await page.locator('.modal-ux button.authorize[type=submit]').click();
+  await page.locator('.modal-ux button.btn-done').click();
+  const operation = page.locator('#operations-plants-createPlant');
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('textarea.body-param__text').fill(body);
+  await operation.locator('button.execute').click();
+  const row = operation.locator('.live-responses-table tbody tr.response').first();
+  await row.waitFor();
+  const status = (await row.locator('.response-col_status').textContent()) ?? '';
+  // No body shown when the request failed in the browser (a CSP refusal, say).
+  const pre = row.locator('.response-col_description pre');
+  const answer = (await pre.count()) > 0 ? await pre.first().textContent() : '';
+  return { status: /^\s*(\d*)/.exec(status)?.[1] ?? '', answer: answer ?? '' };
+}

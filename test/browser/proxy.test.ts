@@ -2,9 +2,9 @@
  * The reference page behind a TLS-terminating proxy, in Debian's Chromium: the standalone server
  * behind a `node:https` proxy this test starts (a self-signed certificate made with `openssl`),
  * at the root, under a prefix the proxy passes on (`PLANT_STORE_BASE_PATH=/api`), and under one
- * it strips (`PLANT_STORE_PUBLIC_URL` naming it). "Try it out" must reach the API through the
- * proxy: an `http://` upstream in the document would be blocked as mixed content and by the
- * page's CSP, and a root-absolute asset URL would miss a stripped prefix.
+ * it strips (with nothing set, and with `PLANT_STORE_PUBLIC_URL` naming it). "Try it out" must
+ * reach the API through the proxy: an `http://` upstream in the document would be blocked as
+ * mixed content and by the page's CSP, and a root-absolute URL would miss a stripped prefix.
  *
  * Skipped, saying why, without `/usr/bin/chromium`, this folder's playwright-core
  * (`npm ci --prefix test/browser`) or `openssl`.
@@ -21,7 +21,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { READY, startCli } from '../support/cli-helpers.ts';
 import type { Child } from '../support/node-helpers.ts';
 import { noOpenssl, selfSigned } from '../support/tls.ts';
-import { browserSkipReason, CHROMIUM } from './page-helpers.ts';
+import { browserSkipReason, CHROMIUM, tryItOut } from './page-helpers.ts';
 
 const TOKEN = 'proxy-test-token';
 const skip = browserSkipReason() || noOpenssl();
@@ -78,9 +78,10 @@ const SETUPS: ReadonlyArray<{
     strip: false,
     env: () => ({ PLANT_STORE_BASE_PATH: '/api' }),
   },
+  { name: 'under /v1, stripped', prefix: '/v1', strip: true, env: () => ({}) },
   {
-    name: 'under /v1, stripped',
-    prefix: '/v1',
+    name: 'under /v2, stripped, with the public URL set',
+    prefix: '/v2',
     strip: true,
     env: (base) => ({ PLANT_STORE_PUBLIC_URL: base, PLANT_STORE_BASE_PATH: '/' }),
   },
@@ -131,24 +132,9 @@ describe('the reference page behind a TLS proxy, in Chromium', { skip }, () => {
       page.on('request', (request) => calls.push(`${request.method()} ${request.url()}`));
 
       await page.goto(`${publicBase}/docs`);
-      await page.locator('.swagger-ui .info .title').getByText('OpenAPI Plant Store').waitFor();
-
-      await page.locator('.auth-wrapper button.authorize').click();
-      await page.locator('.modal-ux input').fill(TOKEN);
-      await page.locator('.modal-ux button.authorize[type=submit]').click();
-      await page.locator('.modal-ux button.btn-done').click();
-      const operation = page.locator('#operations-plants-createPlant');
-      await operation.locator('.opblock-summary').click();
-      await operation.locator('textarea.body-param__text').fill('{"id": 7, "name": "Monstera"}');
-      await operation.locator('button.execute').click();
-      await operation
-        .locator('.live-responses-table .response-col_status')
-        .getByText('200')
-        .waitFor();
-      const answer = operation.locator('.live-responses-table .response-col_description pre');
-      assert.deepEqual(JSON.parse((await answer.first().textContent()) ?? ''), {
-        name: 'Monstera',
-      });
+      const shown = await tryItOut(page, TOKEN, '{"id": 7, "name": "Monstera"}');
+      assert.equal(shown.status, '200');
+      assert.deepEqual(JSON.parse(shown.answer), { name: 'Monstera' });
 
       assert.ok(calls.includes(`POST ${publicBase}/plants`), calls.join('\n'));
       assert.deepEqual(problems, []);

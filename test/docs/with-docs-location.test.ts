@@ -1,6 +1,7 @@
 /**
  * `withDocs` in front of a store with `basePath` or `publicUrl`: the page follows the store's
- * base path, and its Content-Security-Policy lets "Try it out" call the public URL.
+ * base path, "Try it out" calls the API wherever a proxy put the page, and the page's
+ * Content-Security-Policy lets it call the public URL.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { withDocs } from '../../lib/docs.ts';
 import { mountStore } from '../support/mount-helpers.ts';
+import { operationUrl } from '../support/openapi.ts';
 
 function connectSources(response: Response): string[] {
   const policy = response.headers.get('content-security-policy') ?? '';
@@ -33,6 +35,22 @@ describe('withDocs in front of a store', () => {
     const fetch = withDocs(mountStore({ basePath: '/api' }).store.fetch, { path: '/reference' });
     const page = await fetch(new Request('http://x/reference'));
     assert.match(await page.text(), /data-document-url="\.\/api\/openapi\.json"/);
+  });
+
+  it('points "Try it out" at the API under the page when a proxy strips its prefix', async () => {
+    for (const base of ['', '/api']) {
+      const fetch = withDocs(mountStore({ basePath: base || '/' }).store.fetch);
+      // What a browser sees of nginx's `location /store/ { proxy_pass http://store/; }`.
+      const seen = `https://edge.example/store${base}`;
+      const html = await (await fetch(new Request(`http://x${base}/docs`))).text();
+      const reference = /data-document-url="([^"]+)"/.exec(html)?.[1] ?? '';
+      const documentUrl = new URL(reference, `${seen}/docs`).href;
+      assert.equal(documentUrl, `${seen}/openapi.json`);
+      const served = await fetch(new Request(`http://x${base}/openapi.json`));
+      const { servers } = (await served.json()) as { servers: { url: string }[] };
+      assert.equal(operationUrl(servers[0]?.url ?? '', documentUrl), `${seen}/plants`);
+      assert.deepEqual(servers, [{ url: '.' }]);
+    }
   });
 
   it("lets the page call the public URL's origin when publicUrl is set", async () => {

@@ -15,6 +15,7 @@ import plantStore from '../../lib/fastify.ts';
 import { createPlantStore, createStaticTokenVerifier, type ErrorContext } from '../../lib/index.ts';
 import { assertAnswersAsFetch, mountStore, TOKEN } from '../support/mount-helpers.ts';
 import { parseRawResponse, rawClient, rawExchange, withDeadline } from '../support/node-helpers.ts';
+import { operationUrl } from '../support/openapi.ts';
 
 /** A host as users write one: its own JSON and form parsers, a hook, a route of its own. */
 function host(): FastifyInstance {
@@ -110,17 +111,13 @@ describe('plant-store/fastify', () => {
     );
   });
 
-  it('names the prefix in the document it serves', async (t) => {
+  it('names the server "." in the document it serves under a prefix, the prefix once resolved', async (t) => {
     const app = host();
     app.register(plantStore, { store: mountStore().store, prefix: '/api/v1' });
     const url = await listen(t, app);
-    const document = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as {
-      servers: { url: string }[];
-    };
-    assert.deepEqual(
-      document.servers.map((server) => server.url),
-      ['/api/v1'],
-    );
+    const [server = ''] = await serversAt(`${url}/api/v1/openapi.json`);
+    assert.equal(operationUrl(server, `${url}/api/v1/openapi.json`), `${url}/api/v1/plants`);
+    assert.equal(server, '.');
   });
 
   it('leaves the host its own parsers and routes outside the plugin', async (t) => {
@@ -359,7 +356,7 @@ describe('plant-store/fastify', () => {
     assert.deepEqual(await serversAt(`${url}/api/v1/openapi.json`), [publicUrl]);
   });
 
-  it('serves a parametric prefix per request, its document naming the prefix each request has', async (t) => {
+  it('serves a parametric prefix per request, its document naming "." under each', async (t) => {
     const app = host();
     const { store } = mountStore({ basePath: '/v1' });
     app.register(plantStore, { store, prefix: '/:tenant', docs: true });
@@ -369,15 +366,15 @@ describe('plant-store/fastify', () => {
         `${url}/${tenant}/v1`,
         mountStore({ basePath: `/${tenant}/v1` }).store.fetch,
       );
-      assert.deepEqual(await serversAt(`${url}/${tenant}/v1/openapi.json`), [`/${tenant}/v1`]);
+      assert.deepEqual(await serversAt(`${url}/${tenant}/v1/openapi.json`), ['.']);
       assert.equal((await fetch(`${url}/${tenant}/v1/docs`)).status, 200);
     }
-    // A quote no client escaped reaches the route as it is; the document escapes it.
+    // A quote no client escaped reaches the route as it is; the document names no path.
     const quoted = await rawGet(url, '/a"b/v1/openapi.json');
     assert.equal(quoted.status, 200);
     assert.deepEqual(
       (JSON.parse(quoted.body) as { servers: { url: string }[] }).servers.map(({ url }) => url),
-      ['/a%22b/v1'],
+      ['.'],
     );
     // A dot segment is no prefix a document can name: the Error body, never a document.
     const dots = await rawGet(url, '/%2e%2e/v1/openapi.json');

@@ -4,7 +4,9 @@
  * HTTP/2, each in an app with the host's own CORS, security-headers and compression plug-ins in
  * front. Every cell must answer as the store's own `fetch` does under the same full path, plus
  * what the host's plug-ins add (proof that they ran): the body byte for byte once decompressed,
- * exact int64 ids included. No test runner here: the `*.test.ts` files beside it run the cells.
+ * exact int64 ids included. The document each cell serves names the server `.` (the directory it
+ * is served from, so the API inside the mount), or the public URL. No test runner here: the
+ * `*.test.ts` files beside it run the cells.
  *
  * @module
  */
@@ -32,6 +34,7 @@ import type { CreatePlantStoreOptions, PlantStore } from '../../lib/index.ts';
 import { fetchOver } from '../support/http2-helpers.ts';
 import { answerOf, MOUNT_CASES, mountStore, type WireClient } from '../support/mount-helpers.ts';
 import { withDeadline } from '../support/node-helpers.ts';
+import { operationUrl } from '../support/openapi.ts';
 
 export type Framework = 'Fastify' | 'Express' | 'Hono';
 export type Mount = 'root' | 'prefix' | 'parametric';
@@ -100,6 +103,7 @@ export async function assertCell(cell: Cell, expressModule = express): Promise<v
       basePath: full,
     }).store.fetch;
     await assertHostedAsFetch(`${started.url}${full}`, reference, send);
+    await assertServer(`${started.url}${full}`, cell.location, send);
   } finally {
     session?.destroy();
     await started.close();
@@ -181,6 +185,20 @@ function storePerPrefix(options: Partial<CreatePlantStoreOptions>) {
     }
     return store.fetch(c.req.raw, c);
   };
+}
+
+/** The document under `base` names the server `.`, which resolves to `base`, or the public URL. */
+async function assertServer(base: string, location: Location, send: WireClient): Promise<void> {
+  const documentUrl = `${base}/openapi.json`;
+  const init = { method: 'GET', headers: {}, body: null };
+  const response = await withDeadline(send(documentUrl, init), 'the document');
+  const { servers } = (await response.json()) as { servers: { url: string }[] };
+  if (location === 'publicUrl') {
+    assert.deepEqual(servers, [{ url: PUBLIC_URL }]);
+    return;
+  }
+  assert.equal(operationUrl(servers[0]?.url ?? '', documentUrl), `${base}/plants`);
+  assert.deepEqual(servers, [{ url: '.' }]);
 }
 
 /** A client whose gzip answers come back decompressed, as `fetch` hands them over. */

@@ -93,9 +93,12 @@ describe('openApiDocument', () => {
     assert.equal(MethodNotAllowed.headers.Allow.required, true);
   });
 
-  it("names the given server as the served document's one server, the rest unchanged", async () => {
-    assert.equal(openApiJsonFor('/'), JSON.stringify(openApiDocument));
-    assert.deepEqual(JSON.parse(openApiJsonFor('/api')).servers, [{ url: '/api' }]);
+  it('names the server "." when no public URL is given', () => {
+    assert.deepEqual(openApiDocument.servers, [{ url: '.' }]);
+    assert.equal(openApiJsonFor(undefined), JSON.stringify(openApiDocument));
+  });
+
+  it("names the public URL as the served document's one server, the rest unchanged", async () => {
     const served = JSON.parse(openApiJsonFor('https://api.example.com/v1'));
     assert.deepEqual(served.servers, [{ url: 'https://api.example.com/v1' }]);
     assert.deepEqual(

@@ -1,6 +1,6 @@
 /**
  * Where the API lives: `basePath` and `publicUrl` of `createPlantStore`, through `store.fetch`,
- * and the document's relative server.
+ * and the document's server: `.`, the directory it is served from, unless `publicUrl` names one.
  *
  * @module
  */
@@ -12,6 +12,7 @@ import {
   type CreatePlantStoreOptions,
   createStaticTokenVerifier,
 } from '../../lib/index.ts';
+import { operationUrl } from '../support/openapi.ts';
 
 const verifier = createStaticTokenVerifier(['s3cr3t']);
 
@@ -45,7 +46,7 @@ describe('createPlantStore({ basePath })', () => {
     const created = await store.fetch(create('http://x/api/plants'));
     assert.equal(created.status, 200);
     assert.deepEqual(await created.json(), { name: 'Monstera' });
-    assert.equal(await serverOf(store, 'http://x/api/openapi.json'), '/api');
+    assert.equal(await serverOf(store, 'http://x/api/openapi.json'), '.');
   });
 
   it('answers 404 at the unprefixed paths when basePath is set, naming it at a route', async () => {
@@ -75,7 +76,7 @@ describe('createPlantStore({ basePath })', () => {
   it('keeps the root when basePath is /', async () => {
     const store = storeWith({ basePath: '/' });
     assert.equal((await store.fetch(create('http://x/plants'))).status, 200);
-    assert.equal(await serverOf(store, 'http://x/openapi.json'), '/');
+    assert.equal(await serverOf(store, 'http://x/openapi.json'), '.');
   });
 
   it('throws a TypeError when basePath is malformed', () => {
@@ -144,7 +145,7 @@ describe('createPlantStore({ publicUrl })', () => {
 });
 
 describe('the served OpenAPI document', () => {
-  it('names a relative server, the same for every request, whatever headers it carries', async () => {
+  it('names the server ".", the same for every request, whatever headers it carries', async () => {
     // A shared cache keyed on the URL hands one copy to everyone: no request may shape it.
     const store = storeWith({ basePath: '/api' });
     const hostile: Record<string, string>[] = [
@@ -158,16 +159,31 @@ describe('the served OpenAPI document', () => {
         'http://127.0.0.1:3000/api/openapi.json',
         'https://evil.example/api/openapi.json',
       ]) {
-        assert.equal(await serverOf(store, url, headers), '/api', JSON.stringify({ url, headers }));
+        assert.equal(await serverOf(store, url, headers), '.', JSON.stringify({ url, headers }));
       }
     }
-    assert.equal(await serverOf(storeWith({}), 'http://evil.example/openapi.json'), '/');
+    assert.equal(await serverOf(storeWith({}), 'http://evil.example/openapi.json'), '.');
   });
 
-  it('resolves against wherever a reader fetched it, prefix and all', async () => {
+  it('resolves to the API wherever a reader fetched it, prefix and all', async () => {
     const server = await serverOf(storeWith({ basePath: '/api' }), 'http://x/api/openapi.json');
-    const plants = new URL(`${server}/plants`, 'https://api.example.com/api/openapi.json');
-    assert.equal(plants.href, 'https://api.example.com/api/plants');
+    const plants = operationUrl(server, 'https://api.example.com/api/openapi.json');
+    assert.equal(plants, 'https://api.example.com/api/plants');
+  });
+
+  it('resolves to the API, not the proxy root, when a proxy strips the prefix', async () => {
+    // nginx's `location /store/ { proxy_pass http://store/; }`: the store sees /openapi.json,
+    // a browser fetched /store/openapi.json, and /plants at the proxy root is another app.
+    const atRoot = await serverOf(storeWith({}), 'http://127.0.0.1:3000/openapi.json');
+    assert.equal(
+      operationUrl(atRoot, 'https://edge.example/store/openapi.json'),
+      'https://edge.example/store/plants',
+    );
+    const underApi = await serverOf(storeWith({ basePath: '/api' }), 'http://x/api/openapi.json');
+    assert.equal(
+      operationUrl(underApi, 'https://edge.example/store/api/openapi.json'),
+      'https://edge.example/store/api/plants',
+    );
   });
 });
 

@@ -77,3 +77,12 @@ export async function assertMatchesOpenApi(
   }
   return body;
 }
+
+/**
+ * Where a reader of the document sends `POST /plants`: the document's `server` resolved against
+ * the URL it was fetched from (RFC 3986 section 5.2, as OpenAPI 3.1 says of a relative server),
+ * then the path appended after a trailing slash is dropped, as Swagger UI does.
+ */
+export function operationUrl(server: string, documentUrl: string): string {
+  return `${new URL(server, documentUrl).href.replace(/\/$/, '')}/plants`;
+}
