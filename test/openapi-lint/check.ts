@@ -5,10 +5,13 @@
  * 1. Lints: `@redocly/cli` with its recommended rules and `@stoplight/spectral-cli` with
  *    `spectral:oas`. No error; each warning must be one the contract requires, listed below
  *    and in DEVELOPMENT.md.
- * 2. Generated clients: orval and @hey-api/openapi-ts (fetch clients) generate from the served
- *    URL, as a user would; each client, given the server's URL as its base URL (the document's
- *    server is relative, and a client outside a browser has nothing to resolve it against),
- *    then creates a plant on that server (`200`) and sees `409` on a changed replay.
+ * 2. Generated clients, behind a proxy that strips the prefix: Debian's nginx
+ *    (`location /store/ { proxy_pass http://store/; }`) in front of the server, and another app at
+ *    its root. orval and @hey-api/openapi-ts (fetch clients) generate from the document's URL
+ *    through the proxy, as a user would; each client's base URL is the document's server
+ *    resolved against that URL, as OpenAPI says of a relative server (a client outside a browser
+ *    has nothing else to resolve it against). Each then creates a plant in the store (`200`) and
+ *    sees `409` on a changed replay, and the app at the proxy's root hears nothing.
  *
  * The tools live in this folder's own locked package, so the root install stays light. Output
  * goes to a temporary folder; the server is the standalone one (`lib/cli/main.ts`) on a free port.
@@ -18,11 +21,14 @@
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { READY, ROOT, startCli } from '../support/cli-helpers.ts';
-import type { Child } from '../support/node-helpers.ts';
+import { noNginx, type Nginx, startNginx } from '../support/nginx.ts';
+import { type Child, spawnChild } from '../support/node-helpers.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const bin = (name: string) => join(HERE, 'node_modules', '.bin', name);
@@ -42,6 +48,11 @@ const EXPECTED_WARNINGS = [
 const failures: string[] = [];
 if (!existsSync(bin('redocly'))) {
   console.log('not ok - the tools are not installed: npm ci --prefix test/openapi-lint');
+  process.exit(1);
+}
+const nginxMissing = noNginx();
+if (nginxMissing !== false) {
+  console.log(`not ok - ${nginxMissing}`);
   process.exit(1);
 }
 const log = (line: string) => console.log(line);
@@ -110,16 +121,17 @@ function lint(document: string): void {
   );
 }
 
-function generateClients(url: string, out: string): void {
+/** Clients generated from `documentUrl`, with `baseUrl` the document's server resolved there. */
+async function generateClients(documentUrl: string, baseUrl: string, out: string): Promise<void> {
   writeFileSync(
     join(out, 'orval.config.cjs'),
     `module.exports = ${JSON.stringify({
       plants: {
-        input: { target: `${url}/openapi.json` },
+        input: { target: documentUrl },
         output: {
           target: join(out, 'orval', 'client.ts'),
           client: 'fetch',
-          baseUrl: url,
+          baseUrl,
         },
       },
     })};\n`,
@@ -128,7 +140,7 @@ function generateClients(url: string, out: string): void {
     ['orval', ['--config', join(out, 'orval.config.cjs')]],
     [
       'openapi-ts',
-      ['-i', `${url}/openapi.json`, '-o', join(out, 'hey'), '-c', '@hey-api/client-fetch', '-s'],
+      ['-i', documentUrl, '-o', join(out, 'hey'), '-c', '@hey-api/client-fetch', '-s'],
     ],
   ] as const) {
     const result = run(bin(name), [...args]);
@@ -147,36 +159,60 @@ const seen = [
   (await orvalCreate({ id: 1, name: 'Fern' }, { headers })).status,
   (await orvalCreate({ id: 1, name: 'Ivy' }, { headers })).status,
 ];
-client.setConfig({ baseUrl: '${url}', auth: () => '${TOKEN}' });
+client.setConfig({ baseUrl: '${baseUrl}', auth: () => '${TOKEN}' });
 const created = await heyCreate({ body: { id: 2, name: 'Moss', tag: 'bryophyte' } });
 seen.push(created.response.status, JSON.stringify(created.data));
 seen.push((await heyCreate({ body: { id: 2, name: 'Lichen' } })).response.status);
 console.log(JSON.stringify(seen));
 `,
   );
-  const used = run(process.execPath, ['--import', 'tsx', join(out, 'use-clients.ts')], ROOT);
+  // Not spawnSync: the app at the proxy's root runs in this process, and must hear what comes.
+  const used = spawnChild(
+    process.execPath,
+    ['--import', 'tsx', join(out, 'use-clients.ts')],
+    process.env,
+    ROOT,
+  );
+  await used.exited;
   const expected = JSON.stringify([200, 409, 200, '{"name":"Moss","tag":"bryophyte"}', 409]);
-  const seen = used.stdout.trim();
+  const seen = used.stdout().trim();
   if (seen !== expected) {
-    failures.push(`the generated clients: expected ${expected}, got ${seen} ${used.stderr}`);
+    failures.push(`the generated clients: expected ${expected}, got ${seen} ${used.stderr()}`);
   }
-  log(`generated clients (orval, @hey-api/openapi-ts) against ${url}: ${seen}`);
+  log(`generated clients (orval, @hey-api/openapi-ts) against ${baseUrl}: ${seen}`);
 }
 
 const children: Child[] = [];
 const out = mkdtempSync(join(tmpdir(), 'plant-store-openapi-'));
+/** What reached the app at the proxy's root: method, path and `Authorization`. */
+const rootHeard: string[] = [];
+const rootApp = createServer((req, res) => {
+  rootHeard.push(`${req.method} ${req.url} ${req.headers.authorization ?? '-'}`);
+  res.writeHead(404).end();
+});
+let proxy: Nginx | undefined;
 try {
   const server = startCli({ PORT: '0', PLANT_STORE_TOKENS: TOKEN }, children);
-  const [, url] = await server.line(READY, 'the readiness line');
-  const served = await (await fetch(`${url}/openapi.json`)).text();
+  const [, , port] = await server.line(READY, 'the readiness line');
+  await new Promise<void>((resolve) => rootApp.listen(0, '127.0.0.1', resolve));
+  proxy = await startNginx(`
+    location /store/ { proxy_pass http://127.0.0.1:${port}/; }
+    location / { proxy_pass http://127.0.0.1:${(rootApp.address() as AddressInfo).port}; }`);
+  const documentUrl = `${proxy.url}/store/openapi.json`;
+  const served = await (await fetch(documentUrl)).text();
   const servers = (JSON.parse(served) as { servers: Array<{ url: string }> }).servers;
-  if (servers[0]?.url !== '/') failures.push(`the served server is ${servers[0]?.url}, not /`);
+  if (servers[0]?.url !== '.') failures.push(`the served server is ${servers[0]?.url}, not .`);
   const document = join(out, 'openapi.json');
   writeFileSync(document, served);
   lint(document);
-  generateClients(url as string, out);
+  const baseUrl = new URL(servers[0]?.url ?? '', documentUrl).href.replace(/\/$/, '');
+  await generateClients(documentUrl, baseUrl, out);
+  if (rootHeard.length > 0)
+    failures.push(`the app at the proxy's root heard ${rootHeard.join('; ')}`);
 } finally {
   for (const child of children) child.kill();
+  await proxy?.stop();
+  rootApp.close();
   rmSync(out, { recursive: true, force: true });
 }
 for (const failure of failures) console.log(`not ok - ${failure}`);
