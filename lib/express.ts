@@ -1,8 +1,8 @@
 /**
  * `plant-store/express`: a plant store as an Express `Router`, `app.use('/api',
- * createRouter(store))`. Needs `express`.
+ * createRouter(store))`, and the error handler a mount path with parameters needs. Needs `express`.
  * @module
  */
 
-export { createRouter } from './express/create-router.ts';
+export { createErrorHandler, createRouter } from './express/create-router.ts';
 export type { CreateRouterOptions } from './express/create-router.ts';

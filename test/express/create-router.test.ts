@@ -15,6 +15,7 @@ import { PlantApiError } from '../../lib/index.ts';
 import { createRouter } from '../../lib/express.ts';
 import { assertAnswersAsFetch, mountStore, TOKEN } from '../support/mount-helpers.ts';
 import { parseRawResponse, rawExchange, withDeadline } from '../support/node-helpers.ts';
+import { UNDECODABLE_MOUNT_CASES } from './undecodable-mount.ts';
 
 async function listen(t: TestContext, app: Express): Promise<string> {
   const server = await new Promise<Server>((resolve) => {
@@ -209,4 +210,8 @@ describe('createRouter', () => {
     const url = await listen(t, app);
     await assertAnswersAsFetch(`${url}/api`, mountStore({ basePath: '/api' }).store.fetch);
   });
+});
+
+describe('createErrorHandler', () => {
+  for (const { name, run } of UNDECODABLE_MOUNT_CASES) it(name, run);
 });

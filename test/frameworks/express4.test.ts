@@ -1,8 +1,8 @@
 /**
- * The framework matrix's Express cells in Express 4, as an app that installed Express 4 has it:
- * every `import 'express'` in this process, plant-store's own included, resolves to Express 4
- * from this folder's own package (`npm ci --prefix test/frameworks`); without it the cells are
- * skipped and say so.
+ * The framework matrix's Express cells and `createErrorHandler`'s cases in Express 4, as an app
+ * that installed Express 4 has it: every `import 'express'` in this process, plant-store's own
+ * included, resolves to Express 4 from this folder's own package (`npm ci --prefix
+ * test/frameworks`); without it the cells are skipped and say so.
  *
  * @module
  */
@@ -25,6 +25,7 @@ const matrix = installed ? await import('./matrix.ts') : undefined;
 const express = installed ? (await import('express')).default : undefined;
 const { createRouter } = await import('../../lib/express.ts');
 const { mountStore } = await import('../support/mount-helpers.ts');
+const { UNDECODABLE_MOUNT_CASES } = await import('../express/undecodable-mount.ts');
 
 describe('the framework matrix in Express 4', { skip }, () => {
   it("makes its router with Express 4's own Router", () => {
@@ -40,4 +41,8 @@ describe('the framework matrix in Express 4', { skip }, () => {
     it(`answers as store.fetch does behind the host's plug-ins: ${matrix?.nameOf(cell)} in Express 4`, () =>
       matrix?.assertCell(cell, express));
   }
+});
+
+describe('createErrorHandler in Express 4', { skip }, () => {
+  for (const { name, run } of UNDECODABLE_MOUNT_CASES) it(`${name}, in Express 4`, run);
 });
