@@ -41,8 +41,11 @@ const REMEMBERED_ORIGINS = 64;
  * (https://fetch.spec.whatwg.org/#cors-non-wildcard-request-header-name).
  */
 const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id';
-/** The response headers a page may read beyond the safelisted ones. */
-const EXPOSE_HEADERS = 'WWW-Authenticate, X-Request-Id';
+/**
+ * The response headers a page may read beyond the safelisted ones: why a token was refused, the
+ * request's id, and how long a `503` asks a client to wait.
+ */
+const EXPOSE_HEADERS = 'WWW-Authenticate, X-Request-Id, Retry-After';
 
 type HeaderMap = Readonly<Record<string, string>>;
 

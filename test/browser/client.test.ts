@@ -2,7 +2,8 @@
  * `plant-store/client` in a real browser: Debian's Chromium, driven by playwright-core, loads a
  * page of one local origin that imports the client (bundled by esbuild, as an app would) and
  * creates plants in a store of another origin with CORS on. The repository then holds exactly
- * the ids the page sent, 2^63-1 and 2^63-2, which no `number` can tell apart.
+ * the ids the page sent, 2^63-1 and 2^63-2, which no `number` can tell apart; and the page waits
+ * a `503`'s `Retry-After`, which CORS exposes to it.
  *
  * Skipped, saying why, without `/usr/bin/chromium` or this folder's package (`npm ci --prefix
  * test/browser`).
@@ -21,7 +22,12 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createCors } from '../../lib/cors.ts';
-import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+import {
+  createPlantStore,
+  createStaticTokenVerifier,
+  PlantApiError,
+  type PlantRepository,
+} from '../../lib/index.ts';
 import { type ServeHandle, serve } from '../../lib/node.ts';
 import { withDeadline } from '../support/node-helpers.ts';
 import { mapRepository } from '../support/web-fakes.ts';
@@ -33,7 +39,15 @@ const skip = browserSkipReason();
 /** What the page's `createPlant` gave: the Plant, or the error's name, status and fields. */
 type Outcome =
   | { plant: unknown }
-  | { error: { name: string; code?: string; status?: number; requestId?: string } };
+  | {
+      error: {
+        name: string;
+        code?: string;
+        status?: number;
+        requestId?: string;
+        retryAfter?: number;
+      };
+    };
 
 describe('plant-store/client in Chromium', { skip }, () => {
   const { repository, plants } = mapRepository();
@@ -92,25 +106,34 @@ describe('plant-store/client in Chromium', { skip }, () => {
     assert.deepEqual(outside, [], 'the browser made requests that left 127.0.0.1');
   });
 
-  /** Creates a plant from the page; the id is a decimal string turned into a BigInt there. */
-  function createFrom(tab: Page, id: string, name: string): Promise<Outcome> {
+  /**
+   * Creates a plant from the page; the id is a decimal string turned into a BigInt there. The
+   * client retries by default; `retry: false` makes one attempt.
+   */
+  function createFrom(
+    tab: Page,
+    id: string,
+    name: string,
+    { baseUrl = api.url, retry = true } = {},
+  ): Promise<Outcome> {
     return tab.evaluate(
-      async ({ api, token, id, name }): Promise<Outcome> => {
+      async ({ baseUrl, token, id, name, retry }): Promise<Outcome> => {
         const { createPlantClient } = await import('/client.js' as string);
-        const client = createPlantClient({ baseUrl: api, token });
+        const client = createPlantClient({ baseUrl, token, ...(retry ? {} : { retry: false }) });
         try {
           return { plant: await client.createPlant({ id: BigInt(id), name }) };
         } catch (error) {
-          const { name, code, status, requestId } = error as {
+          const { name, code, status, requestId, retryAfter } = error as {
             name: string;
             code?: string;
             status?: number;
             requestId?: string;
+            retryAfter?: number;
           };
-          return { error: { name, code, status, requestId } };
+          return { error: { name, code, status, requestId, retryAfter } };
         }
       },
-      { api: api.url, token: TOKEN, id, name },
+      { baseUrl, token: TOKEN, id, name, retry },
     );
   }
 
@@ -142,5 +165,44 @@ describe('plant-store/client in Chromium', { skip }, () => {
     assert.equal(outcome.error.code, 'ERR_STATUS');
     assert.equal(outcome.error.status, 409);
     assert.match(outcome.error.requestId ?? '', /^.{1,200}$/);
+  });
+
+  it("waits the server's Retry-After before retrying when the store answers 503 to a page of another origin", async (t) => {
+    // A store whose storage is down for the first two creates: it answers 503 with Retry-After: 1.
+    const arrivals: number[] = [];
+    const repository: PlantRepository = {
+      create: () => {
+        arrivals.push(performance.now());
+        if (arrivals.length <= 2) throw new PlantApiError('ERR_STORE_UNAVAILABLE');
+        return { created: true };
+      },
+    };
+    const store = createPlantStore({
+      repository,
+      verifier: createStaticTokenVerifier([TOKEN]),
+      cors: createCors({ origins: [appOrigin] }),
+      onError: () => {},
+    });
+    const down = await serve({ fetch: store.fetch, port: 0, host: '127.0.0.1' });
+    t.after(() => down.close());
+    const tab = await context.newPage();
+    await tab.goto(appOrigin);
+    // The page reads the wait the answer asked for...
+    const once = await withDeadline(
+      createFrom(tab, '1', 'Fern', { baseUrl: down.url, retry: false }),
+      'one attempt',
+    );
+    assert.ok('error' in once, JSON.stringify(once));
+    assert.equal(once.error.status, 503);
+    assert.equal(once.error.retryAfter, 1);
+    // ...and waits it, not its own first backoff (125 to 250 ms), before the retry that stores.
+    const retried = await withDeadline(
+      createFrom(tab, '1', 'Fern', { baseUrl: down.url }),
+      'a create retried',
+    );
+    assert.deepEqual(retried, { plant: { name: 'Fern' } });
+    assert.equal(arrivals.length, 3);
+    const waited = (arrivals[2] ?? 0) - (arrivals[1] ?? 0);
+    assert.ok(waited >= 950, `the retry came ${Math.round(waited)} ms after the 503`);
   });
 });

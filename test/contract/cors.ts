@@ -12,7 +12,7 @@ import { defineCases, type Handler, json } from './context.ts';
 /** The cases of CORS. */
 export const corsCases = defineCases('CORS', (it) => {
   const APP = 'http://app.test:5173';
-  const EXPOSED = 'WWW-Authenticate, X-Request-Id';
+  const EXPOSED = 'WWW-Authenticate, X-Request-Id, Retry-After';
   const origins = { origins: [APP, 'https://docs.example.com'] };
   const ACCESS_CONTROL = /^access-control-/;
 

@@ -52,7 +52,7 @@ async function allowedOrigin(
     assert.equal(answer.headers.get('access-control-allow-methods'), 'POST', origin);
     assert.equal(
       created.headers.get('access-control-expose-headers'),
-      'WWW-Authenticate, X-Request-Id',
+      'WWW-Authenticate, X-Request-Id, Retry-After',
       origin,
     );
   }
