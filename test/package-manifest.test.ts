@@ -37,7 +37,7 @@ async function scarfReports(project: string): Promise<number> {
   });
   await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
   // The user's own opt-outs would hide what the project's package.json decides.
-  const env = { ...process.env, INIT_CWD: project };
+  const env: NodeJS.ProcessEnv = { ...process.env, INIT_CWD: project };
   for (const name of ['SCARF_ANALYTICS', 'SCARF_NO_ANALYTICS', 'DO_NOT_TRACK']) delete env[name];
   const port = String((server.address() as AddressInfo).port);
   try {
