@@ -8,7 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_BODY_BYTES } from '../index.ts';
-import { type CheckResult, checkServer } from '../testing.ts';
+import { B64TOKEN } from '../operation/bearer-token.ts';
+import { type CheckResult, ConformanceError, checkServer } from '../testing.ts';
 import { oneLine } from './fail.ts';
 import { junitXml, tapResult, tapSummary } from './conform-report.ts';
 
@@ -21,7 +22,9 @@ export interface ConformOutput {
 const USAGE = `Usage: plant-store conform <base-url> --token <token> [--mounted] [--junit FILE] [--max-body-bytes N] [--first-id N]
 
 Checks a running server that claims the Plant Store API against its contract, printing TAP.
-  --token           a bearer token the server accepts (a made-up one stands for a rejected one)
+When its first request gets no answer, or a 401 (the token was refused), that is the one failure.
+  --token           a bearer token the server accepts (a made-up one stands for a rejected one);
+                    never printed: where the server writes it back, the output says <token>
   --mounted         the API is mounted in a host (a Fastify prefix, an Express router) whose own
                     404 answers unknown paths under the prefix: skip that check, saying so
   --junit FILE      also write the results as JUnit XML
@@ -68,6 +71,11 @@ export async function runConform(
   if (baseUrl === undefined || extra.length > 0) return usage('give one base URL');
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) return usage(`not an http(s) URL: ${baseUrl}`);
   if (values.token === undefined || values.token === '') return usage('give --token <token>');
+  if (!B64TOKEN.test(values.token)) {
+    return usage(
+      '--token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
+    );
+  }
   const maxBodyBytes = integer(values['max-body-bytes']);
   if (maxBodyBytes === null || (maxBodyBytes !== undefined && maxBodyBytes < 64n)) {
     return usage('--max-body-bytes must be an integer of at least 64');
@@ -88,8 +96,9 @@ export async function runConform(
     mounted: values.mounted === true,
     onIds: (ids) => output.stdout.write(`# writes ${ids}\n`),
     onResult: (result) => {
-      results.push(result);
-      output.stdout.write(tapResult(results.length, result));
+      const shown = forCommandLine(result);
+      results.push(shown);
+      output.stdout.write(tapResult(results.length, shown));
     },
   });
   output.stdout.write(`1..${results.length}\n${tapSummary(results)}`);
@@ -102,6 +111,14 @@ export async function runConform(
     }
   }
   return results.every((result) => result.error === undefined) ? 0 : 1;
+}
+
+/** A refused token, as this command's user gave it: with `--token`. */
+function forCommandLine(result: CheckResult): CheckResult {
+  const { error } = result;
+  if (!(error instanceof ConformanceError) || error.rule !== 'token') return result;
+  const detail = error.message.slice('token: '.length);
+  return { ...result, error: new ConformanceError('token', `${detail}; check --token`) };
 }
 
 /** `undefined` when absent, `null` when not a decimal integer. */

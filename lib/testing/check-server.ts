@@ -1,14 +1,20 @@
 import { checkOptionNames } from '../guards/check-option-names.ts';
+import { B64TOKEN } from '../operation/bearer-token.ts';
 import { type CheckResult, type ConformanceReport, checkCount, runChecks } from './report.ts';
 import { describeIds, idPlan, randomFirstId, randomWord, type ServerPlan } from './server-plan.ts';
+import { reachServer } from './server-reach.ts';
 import { requestChecks } from './server-request-checks.ts';
 import { storeChecks } from './server-store-checks.ts';
+import { createTokenMask } from './token-mask.ts';
 
 /** Options of `checkServer`. */
 export interface CheckServerOptions {
   /** The server's base URL: the API's routes are under it (`<baseUrl>/plants`). */
   readonly baseUrl: string;
-  /** A bearer token the server accepts. It never appears in the report. */
+  /**
+   * A bearer token the server accepts (an RFC 6750 `b64token`). It never appears in the report:
+   * wherever the server writes it back, whole or escaped, the report says `<token>`.
+   */
   readonly token: string;
   /**
    * The server's body limit in bytes; at least 64.
@@ -32,7 +38,8 @@ export interface CheckServerOptions {
    */
   readonly mounted?: boolean | undefined;
   /**
-   * Told which ids the run writes, as one line, before it writes any.
+   * Told which ids the run writes, as one line, before it writes any; not told when the run
+   * stops at its first request.
    * @default undefined
    */
   readonly onIds?: ((ids: string) => void) | undefined;
@@ -57,15 +64,18 @@ const OPTION_NAMES = [
 /**
  * Checks a running server, in any language, against the Plant Store API's contract over HTTP.
  *
- * The checks run in the order of the behaviour table, each failure naming its rule. It writes
- * only ids it picks (a random range unless `firstId` is fixed), reads at most 1 MiB of each
- * answer, aborts each check's requests when it ends, and escapes what the server sent, so it is
- * safe to point at any server.
+ * Its first request, an authorized `POST /plants` without a body, writes nothing: when it gets no
+ * answer (a dead URL) or a `401` (a wrong token), the report holds that one failure, under the
+ * rule `reach` or `token`, and nothing more is checked. Then the checks run in the order of the
+ * behaviour table, each failure naming its rule. It writes only ids it picks (a random range
+ * unless `firstId` is fixed), reads at most 1 MiB of each answer, aborts each check's requests
+ * when it ends, escapes what the server sent and masks the token in it, so it is safe to point
+ * at any server.
  *
  * @param options The server, a token it accepts, and the limits.
  * @returns The report: the checks that passed, failed and were skipped.
- * @throws {TypeError} When `baseUrl` is not an http(s) URL, `token` is empty, or an option is
- *   unknown or out of range.
+ * @throws {TypeError} When `baseUrl` is not an http(s) URL, `token` is not a bearer token, or an
+ *   option is unknown or out of range.
  * @example
  * ```ts
  * import { checkServer } from 'plant-store/testing';
@@ -75,14 +85,15 @@ const OPTION_NAMES = [
  * ```
  */
 export async function checkServer(options: CheckServerOptions): Promise<ConformanceReport> {
-  return runChecks(serverChecks(options), options.timeoutMs ?? 10_000, options.onResult);
-}
-
-/** The checks of one run, in the contract's order. */
-function serverChecks(options: CheckServerOptions) {
   const plan = planOf(options);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const stop = await reachServer(plan.server, timeoutMs);
+  if (stop !== undefined) {
+    options.onResult?.(stop);
+    return { passed: [], failed: [stop], skipped: [] };
+  }
   options.onIds?.(describeIds(plan.ids));
-  return [...requestChecks(plan), ...storeChecks(plan)];
+  return runChecks([...requestChecks(plan), ...storeChecks(plan)], timeoutMs, options.onResult);
 }
 
 function planOf(options: CheckServerOptions): ServerPlan {
@@ -97,6 +108,12 @@ function planOf(options: CheckServerOptions): ServerPlan {
   if (typeof options.token !== 'string' || options.token === '') {
     throw new TypeError('checkServer: token must be a token the server accepts');
   }
+  // Never quoted: a token with a line break in it would otherwise reach a log.
+  if (!B64TOKEN.test(options.token)) {
+    throw new TypeError(
+      'checkServer: token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
+    );
+  }
   // Smaller, no valid create fits the limit, and the size checks cannot be made.
   checkCount('checkServer', 'maxBodyBytes', options.maxBodyBytes, 64);
   checkCount('checkServer', 'timeoutMs', options.timeoutMs);
@@ -110,7 +127,12 @@ function planOf(options: CheckServerOptions): ServerPlan {
     );
   }
   return {
-    server: { baseUrl, basePath: url.pathname.replace(/\/+$/, ''), token: options.token },
+    server: {
+      baseUrl,
+      basePath: url.pathname.replace(/\/+$/, ''),
+      token: options.token,
+      hide: createTokenMask(options.token),
+    },
     mounted: options.mounted ?? false,
     rejectedToken: `conform-rejected-${randomWord()}`,
     runId: randomWord(),

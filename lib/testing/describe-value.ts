@@ -10,25 +10,32 @@ export function printable(text: string): string {
 /**
  * JSON, but a bigint as `123n` and `undefined` as such: an absent tag and a `null` one differ. A
  * value whose reading throws (a getter, a `Proxy`) is described as that, so a report still names
- * its rule.
+ * its rule. Every string and key passes through `hide` before it is cut short.
  */
-export function describeValue(value: unknown): string {
+export function describeValue(value: unknown, hide: (text: string) => string = same): string {
   try {
-    return describe(value);
+    return describe(value, hide);
   } catch {
     return 'a value that throws when read';
   }
 }
 
-function describe(value: unknown): string {
+function same(text: string): string {
+  return text;
+}
+
+function describe(value: unknown, hide: (text: string) => string): string {
   if (typeof value === 'bigint') return `${value}n`;
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') {
-    return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+    const text = hide(value);
+    return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
   }
-  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
+  if (Array.isArray(value)) return `[${value.map((item) => describe(item, hide)).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${describe(v)}`);
+    const entries = Object.entries(value).map(
+      ([k, v]) => `${JSON.stringify(hide(k))}: ${describe(v, hide)}`,
+    );
     return `{${entries.join(', ')}}`;
   }
   return String(value);

@@ -1,6 +1,10 @@
 import { printable } from './describe-value.ts';
 
-/** What a conformance run found: the checks that held, and the ones that broke a rule. */
+/**
+ * What a conformance run found: the checks that held, and the ones that broke a rule. A
+ * `checkServer` run stopped by its first request holds one failure and nothing else: its rule is
+ * `reach` when the server gave no answer, `token` when it refused the token with `401`.
+ */
 export interface ConformanceReport {
   /** The names of the checks that passed, in the order they ran. */
   readonly passed: string[];

@@ -25,6 +25,8 @@ export interface Answer {
   readonly text: string;
   /** The request, as a failure message names it. */
   readonly request: string;
+  /** The token masked in text the server sent, before a message quotes it. */
+  readonly hide: (text: string) => string;
 }
 
 /** Where the checks send requests, with which token. */
@@ -33,6 +35,8 @@ export interface Server {
   /** The base URL's path, without a trailing slash (`''` at the root), for messages. */
   readonly basePath: string;
   readonly token: string;
+  /** The token masked in any text (`createTokenMask`). */
+  readonly hide: (text: string) => string;
 }
 
 /** The server as one check talks to it: the rule its failures name, and its signal. */
@@ -59,6 +63,16 @@ export function serverCheck(
  * outlives the check or carries what one answer left behind into the next.
  */
 export async function send(server: Target, what: Send = {}): Promise<Answer> {
+  const { response, request } = await open(server, what);
+  const text = await readText(server, response, request);
+  return { status: response.status, headers: response.headers, text, request, hide: server.hide };
+}
+
+/** Sends one request; the answer's body is left to read (`readText`) or cancel. */
+export async function open(
+  server: Target,
+  what: Send,
+): Promise<{ response: Response; request: string }> {
   const method = what.method ?? 'POST';
   const path = what.path ?? '/plants';
   const headers = new Headers();
@@ -75,7 +89,7 @@ export async function send(server: Target, what: Send = {}): Promise<Answer> {
       ? 'no Authorization'
       : authorization === `Bearer ${server.token}`
         ? 'the valid token'
-        : `Authorization ${describeValue(mask(authorization, server.token))}`,
+        : `Authorization ${describeValue(authorization, server.hide)}`,
     contentType === null ? 'no Content-Type' : `Content-Type ${contentType}`,
     body === undefined ? 'no body' : `a ${body.byteLength}-byte body`,
   ];
@@ -92,11 +106,15 @@ export async function send(server: Target, what: Send = {}): Promise<Answer> {
   } catch (error) {
     throw failure(server, error, `${request} got no answer`);
   }
-  const text = await readText(server, response, request);
-  return { status: response.status, headers: response.headers, text, request };
+  return { response, request };
 }
 
-async function readText(server: Target, response: Response, request: string): Promise<string> {
+/** The answer's body as text, up to `MAX_ANSWER_BYTES`. */
+export async function readText(
+  server: Target,
+  response: Response,
+  request: string,
+): Promise<string> {
   const tooLarge = (size: string) =>
     new ConformanceError(
       server.rule,
@@ -132,18 +150,16 @@ async function readText(server: Target, response: Response, request: string): Pr
 /** Once the check has ended or its deadline passed, it is decided: the signal's reason as it is. */
 function failure(server: Target, error: unknown, what: string): unknown {
   if (server.signal.aborted) return server.signal.reason;
-  const cause = (error as { cause?: { message?: unknown } } | null)?.cause?.message;
-  const detail = error instanceof Error ? error.message : String(error);
-  return new ConformanceError(
-    server.rule,
-    `${what}: ${detail}${typeof cause === 'string' ? ` (${cause})` : ''}`,
-    { cause: error },
-  );
+  return new ConformanceError(server.rule, `${what}: ${server.hide(errorText(error))}`, {
+    cause: error,
+  });
 }
 
-/** The header as a message shows it: the valid token never appears in a report. */
-function mask(header: string, token: string): string {
-  return header.replaceAll(token, '<token>');
+/** An error's message, with its cause's (where fetch says what failed). */
+export function errorText(error: unknown): string {
+  const cause = (error as { cause?: { message?: unknown } } | null)?.cause?.message;
+  const detail = error instanceof Error ? error.message : String(error);
+  return `${detail}${typeof cause === 'string' ? ` (${cause})` : ''}`;
 }
 
 export function expectStatus(rule: string, answer: Answer, status: number): void {
@@ -154,10 +170,10 @@ export function expectStatus(rule: string, answer: Answer, status: number): void
   );
 }
 
-/** A short view of the body, for a message: as sent, cut at 200 characters. */
-function bodyHint(answer: Answer): string {
+/** A short view of the body, for a message: as sent, the token masked, cut at 200 characters. */
+export function bodyHint(answer: Answer): string {
   if (answer.text === '') return '';
-  const text = answer.text;
+  const text = answer.hide(answer.text);
   return ` (body ${text.length > 200 ? `${text.slice(0, 197)}...` : text})`;
 }
 
@@ -176,7 +192,7 @@ export function expectError(rule: string, answer: Answer, status: number): void 
   ) {
     throw new ConformanceError(
       `${rule} (Error body)`,
-      `${answer.request} answered ${status} with the body ${describeValue(answer.text)}; expected exactly {"error": ${status}, "message": "<text>"}`,
+      `${answer.request} answered ${status} with the body ${describeValue(answer.text, answer.hide)}; expected exactly {"error": ${status}, "message": "<text>"}`,
     );
   }
 }
@@ -187,7 +203,7 @@ export function expectJson(rule: string, answer: Answer): void {
   if (/^application\/json\s*(;|$)/i.test(type)) return;
   throw new ConformanceError(
     rule,
-    `${answer.request} answered ${answer.status} with Content-Type ${describeValue(type)}; expected application/json`,
+    `${answer.request} answered ${answer.status} with Content-Type ${describeValue(type, answer.hide)}; expected application/json`,
   );
 }
 
@@ -196,7 +212,7 @@ export function expectHeader(rule: string, answer: Answer, name: string, value: 
   if (actual === value) return;
   throw new ConformanceError(
     rule,
-    `${answer.request} answered ${answer.status} with ${name}: ${describeValue(actual ?? undefined)}; expected ${describeValue(value)}`,
+    `${answer.request} answered ${answer.status} with ${name}: ${describeValue(actual ?? undefined, answer.hide)}; expected ${describeValue(value)}`,
   );
 }
 

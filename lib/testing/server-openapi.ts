@@ -16,15 +16,18 @@ interface OpenApiDocument {
   };
 }
 
-/** What a served OpenAPI document lacks of the basics any client generator needs, as phrases. */
-export function openApiProblems(value: unknown): string[] {
+/**
+ * What a served OpenAPI document lacks of the basics any client generator needs, as phrases; the
+ * text they quote from it passes through `hide`.
+ */
+export function openApiProblems(value: unknown, hide: (text: string) => string): string[] {
   if (value === undefined || value === null || typeof value !== 'object') {
     return ['is not a JSON object'];
   }
   const document = value as OpenApiDocument;
   const problems: string[] = [];
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1.')) {
-    problems.push(`says openapi ${describeValue(document.openapi)}, not 3.1.x`);
+    problems.push(`says openapi ${describeValue(document.openapi, hide)}, not 3.1.x`);
   }
   if (document.paths?.['/plants']?.post === undefined) problems.push('has no POST /plants');
   const newPlant = document.components?.schemas?.NewPlant;

@@ -137,7 +137,7 @@ export function storeChecks(plan: ServerPlan): ConformanceCheck[] {
       if (length !== null && Number(length) !== new TextEncoder().encode(answer.text).byteLength) {
         throw new ConformanceError(
           rule,
-          `${answer.request} declared Content-Length ${describeValue(length)} for a ${answer.text.length}-byte body`,
+          `${answer.request} declared Content-Length ${describeValue(length, answer.hide)} for a ${answer.text.length}-byte body`,
         );
       }
     }
@@ -201,7 +201,7 @@ function expectPlant(rule: string, answer: Answer, plant: { name: string; tag?: 
   if (!sameValue(body, plant)) {
     throw new ConformanceError(
       rule,
-      `${answer.request} answered 200 with ${describeValue(answer.text)}; expected exactly ${JSON.stringify(plant)}`,
+      `${answer.request} answered 200 with ${describeValue(answer.text, answer.hide)}; expected exactly ${JSON.stringify(plant)}`,
     );
   }
 }

@@ -21,8 +21,10 @@ import {
   type HostileServer,
   hostileServer,
   responseHead,
+  echoesAuthorization,
   sendsControls,
   streams,
+  tokenFragments,
   trickles,
 } from './hostile-servers.ts';
 
@@ -42,16 +44,20 @@ async function start(server: Promise<HostileServer>): Promise<HostileServer> {
   return running;
 }
 
-/** The first request of every run, as a message names it. */
+/** The first check's request, as a message names it. */
 const OPENAPI = 'GET /openapi.json (no Authorization, no Content-Type, no body)';
 const JSON_200 = 'Content-Type: application/json';
 const chunk = (size: number) => `${size.toString(16)}\r\n${'a'.repeat(size)}\r\n`;
 
-/** Every way a server can attack the client, what the first check must then say, its deadline. */
+/**
+ * Every way a server can attack the client, what the first failure must then say, how many
+ * checks fail (one, the run's first request, when that got no answer at all), and the deadline.
+ */
 const ATTACKS: ReadonlyArray<{
   readonly title: string;
   readonly make: () => Promise<HostileServer>;
-  readonly first: string | RegExp;
+  readonly first: string | RegExp | ((url: string) => string);
+  readonly failed: number;
   readonly timeoutMs: number;
 }> = [
   {
@@ -65,6 +71,7 @@ const ATTACKS: ReadonlyArray<{
         ),
       ),
     first: `openapi: ${OPENAPI} answered 200 with a body of more than ${MIB} bytes, over the 1 MiB (${MIB} bytes) the checks read of any answer`,
+    failed: CHECKS,
     timeoutMs: 2000,
   },
   {
@@ -78,31 +85,36 @@ const ATTACKS: ReadonlyArray<{
         ),
       ),
     first: `openapi: ${OPENAPI} answered 200 with a body of 10000000000 bytes (its Content-Length), over the 1 MiB (${MIB} bytes) the checks read of any answer`,
+    failed: CHECKS,
     timeoutMs: 2000,
   },
   {
     title: 'it never answers',
     make: () => hostileServer(() => {}),
-    first: 'openapi: did not finish within 100 ms',
+    first: (url) => `reach: cannot reach ${url}: no answer within 100 ms`,
+    failed: 1,
     timeoutMs: 100,
   },
   {
     title: 'it sends the headers and then never the body',
     make: () => hostileServer(headOnly(responseHead('200 OK', JSON_200, 'Content-Length: 100'))),
     first: 'openapi: did not finish within 100 ms',
+    failed: CHECKS,
     timeoutMs: 100,
   },
   {
     title: 'it trickles a byte a second',
     make: () => hostileServer(trickles(responseHead('200 OK', JSON_200, 'Content-Length: 100'))),
     first: 'openapi: did not finish within 100 ms',
+    failed: CHECKS,
     timeoutMs: 100,
   },
   {
     title: 'it answers with an enormous header',
     make: () =>
       hostileServer(headOnly(responseHead('200 OK', JSON_200, `X-Pad: ${'a'.repeat(MIB)}`))),
-    first: `openapi: ${OPENAPI} got no answer: fetch failed (Headers Overflow Error)`,
+    first: (url) => `reach: cannot reach ${url}: fetch failed (Headers Overflow Error)`,
+    failed: 1,
     timeoutMs: 2000,
   },
   {
@@ -113,13 +125,15 @@ const ATTACKS: ReadonlyArray<{
       ),
     first:
       /^openapi: GET \/openapi\.json \(no Authorization, no Content-Type, no body\) answered 200, then its body broke off: terminated( \(.+\))?$/,
+    failed: CHECKS,
     timeoutMs: 2000,
   },
 ];
 
 describe('checkServer against a hostile server', () => {
   for (const attack of ATTACKS) {
-    it(`fails every check, naming what happened, and leaves no request's connection open when ${attack.title}`, async () => {
+    const fails = attack.failed === CHECKS ? 'every check' : 'the run at its first request';
+    it(`fails ${fails}, naming what happened, and leaves no request's connection open when ${attack.title}`, async () => {
       const server = await start(attack.make());
       const report = await withDeadline(
         checkServer({ baseUrl: server.url, token: TOKEN, timeoutMs: attack.timeoutMs }),
@@ -127,11 +141,12 @@ describe('checkServer against a hostile server', () => {
         CHECKS * attack.timeoutMs + 10_000,
       );
       assert.equal(report.passed.length, 0);
-      assert.equal(report.failed.length, CHECKS);
+      assert.equal(report.failed.length, attack.failed);
       const first = report.failed[0]?.error.message ?? '';
       if (typeof attack.first === 'string') assert.equal(first, attack.first);
+      else if (typeof attack.first === 'function') assert.equal(first, attack.first(server.url));
       else assert.match(first, attack.first);
-      assert.ok(server.accepted() >= CHECKS, `${server.accepted()} connections`);
+      assert.ok(server.accepted() >= attack.failed, `${server.accepted()} connections`);
       // Every connection that carried a request was closed by the run, not by the server.
       await withDeadline(
         server.requestsClosed(),
@@ -200,7 +215,7 @@ console.log('resolved with', report.failed.length, 'failed');`;
       ROOT,
     );
     children.push(child);
-    await child.line(/^resolved with 35 failed$/, 'the run', 30_000);
+    await child.line(/^resolved with 1 failed$/, 'the run', 30_000);
     // Requests left running would keep the child alive until the server answered them.
     assert.equal(await withDeadline(child.exited, 'the exit after the run', 5000), 0);
   });
@@ -218,5 +233,36 @@ describe('checkServer quoting a server', () => {
     assert.doesNotMatch(text, FORBIDDEN);
     assert.ok(text.includes(ESCAPED), text);
     assert.ok(text.includes('Content-Type "text/\\u009b31m"'), text);
+  });
+
+  it('masks the token wherever the server writes it back, whole or escaped, and cut short', async () => {
+    // Slashes, a plus and padding: the characters JSON and URLs write in other ways.
+    const token = 'Zq7Xw9/Vr4Kt2+Mp8Ln5_Hj3~Qa1==';
+    const server = await echoesAuthorization(token);
+    after(() => server.close());
+    const report = await checkServer({ baseUrl: server.url, token });
+    const text = report.failed.map(({ error }) => error.message).join('\n');
+    // All but the checks that ask only for a 200 and a Date.
+    assert.ok(report.failed.length >= 30, text);
+    assert.deepEqual(tokenFragments(text, token), [], text);
+    // What the server sent is still quoted, but for the token.
+    assert.ok(text.includes('Bearer <token> | Bearer <token> | Bearer <token> |'), text);
+    assert.ok(text.includes('allow: "POST, Bearer <token> | '), text);
+  });
+
+  it('masks the token in the one failure when the server refuses it and writes it back', async () => {
+    const token = 'Zq7Xw9/Vr4Kt2+Mp8Ln5_Hj3~Qa1==';
+    const server = await echoesAuthorization('another-token');
+    after(() => server.close());
+    const report = await checkServer({ baseUrl: server.url, token });
+    const [failure, ...rest] = report.failed.map(({ error }) => error.message);
+    assert.deepEqual(rest, []);
+    assert.ok(
+      failure?.startsWith(
+        'token: the token was refused: POST /plants with it answered 401 (body {"error":401,"message":"refused Bearer <token> / Bearer <token> | Bearer <token> \\/ Bearer <token> | ',
+      ),
+      failure,
+    );
+    assert.deepEqual(tokenFragments(failure ?? '', token), [], failure);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
-import { checkServer, type ConformanceReport } from '../../lib/testing.ts';
+import { checkServer, ConformanceError, type ConformanceReport } from '../../lib/testing.ts';
 import { listen } from '../support/node-helpers.ts';
 import {
   bodyBeforeToken,
@@ -130,16 +130,78 @@ describe('checkServer', () => {
     ]);
   });
 
-  it('fails every check that needs an answer, and never the run, when nothing listens', async () => {
+  it('reports one failure, that the server cannot be reached, and checks nothing more when nothing listens', async () => {
     const closed = await listen(() => new Response());
     await closed.close();
-    const report = await checkServer({ baseUrl: closed.url, token: TOKEN, timeoutMs: 2000 });
-    assert.equal(report.passed.length, 0);
-    assert.equal(report.failed.length, 35);
-    assert.equal(
-      report.failed[0]?.error.message,
-      `openapi: GET /openapi.json (no Authorization, no Content-Type, no body) got no answer: fetch failed (connect ECONNREFUSED 127.0.0.1:${closed.port})`,
+    const ids: string[] = [];
+    const streamed: string[] = [];
+    const report = await checkServer({
+      baseUrl: closed.url,
+      token: TOKEN,
+      onIds: (line) => ids.push(line),
+      onResult: ({ name }) => streamed.push(name),
+    });
+    assert.deepEqual(report.passed, []);
+    assert.deepEqual(report.skipped, []);
+    assert.deepEqual(
+      report.failed.map(({ name, error }) => [
+        name,
+        (error as ConformanceError).rule,
+        error.message,
+      ]),
+      [
+        [
+          'reach: answers a first request at the base URL',
+          'reach',
+          `reach: cannot reach ${closed.url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${closed.port})`,
+        ],
+      ],
     );
+    assert.ok(report.failed[0]?.error instanceof ConformanceError);
+    assert.deepEqual(streamed, ['reach: answers a first request at the base URL']);
+    assert.deepEqual(ids, []);
+  });
+
+  it('reports one failure, that the token was refused, and sends nothing more when the first authorized request is answered 401', async () => {
+    const store = createPlantStore({ verifier: createStaticTokenVerifier(['another-token']) });
+    const requests: string[] = [];
+    const url = await start(
+      listen((request) => {
+        requests.push(`${request.method} ${new URL(request.url).pathname}`);
+        return store.fetch(request);
+      }),
+    );
+    const report = await checkServer({ baseUrl: url, token: TOKEN });
+    assert.deepEqual(report.passed, []);
+    assert.deepEqual(
+      report.failed.map(({ name, error }) => [
+        name,
+        (error as ConformanceError).rule,
+        error.message,
+      ]),
+      [
+        [
+          'token: accepts the token it was given',
+          'token',
+          'token: the token was refused: POST /plants with it answered 401 (body {"error":401,"message":"the bearer token is not valid"})',
+        ],
+      ],
+    );
+    // The one request: authorized, without a body, so that it writes nothing.
+    assert.deepEqual(requests, ['POST /plants']);
+  });
+
+  it('throws a TypeError that does not quote the token when it cannot be a bearer token', async () => {
+    for (const token of ['to ken', 'line\nbreak', 'tökén', '=first']) {
+      await assert.rejects(checkServer({ baseUrl: 'http://x', token }), (error: Error) => {
+        assert.equal(error.name, 'TypeError');
+        assert.equal(
+          error.message,
+          'checkServer: token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
+        );
+        return true;
+      });
+    }
   });
 
   it('throws a TypeError when the base URL is not http, the token is empty or a number is out of range', async () => {

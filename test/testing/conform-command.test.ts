@@ -6,9 +6,15 @@ import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { runConform } from '../../lib/cli/conform.ts';
 import { READY, startCli } from '../support/cli-helpers.ts';
-import type { Child } from '../support/node-helpers.ts';
+import { type Child, listen } from '../support/node-helpers.ts';
 import { type ConformRun, conform as conformChild } from './conform-child.ts';
-import { ESCAPED, FORBIDDEN, sendsControls } from './hostile-servers.ts';
+import {
+  echoesAuthorization,
+  ESCAPED,
+  FORBIDDEN,
+  sendsControls,
+  tokenFragments,
+} from './hostile-servers.ts';
 import { bodyBeforeToken } from './mistaken-servers.ts';
 
 const TOKEN = 'conform-command-token';
@@ -131,6 +137,66 @@ describe('plant-store conform', () => {
     }
   });
 
+  it('prints one failure, that the token was refused, and exits 1 when the server refuses the token', async () => {
+    const url = await standalone({});
+    const run = await conform([url, '--token', 'a-token-the-server-never-took']);
+    assert.equal(run.code, 1, run.stderr);
+    const failure =
+      'token: the token was refused: POST /plants with it answered 401 (body {"error":401,"message":"the bearer token is not valid"}); check --token';
+    assert.equal(
+      run.stdout,
+      [
+        'TAP version 14',
+        `# plant-store conform ${url}`,
+        'not ok 1 - token: accepts the token it was given',
+        '  ---',
+        `  message: '${failure}'`,
+        '  ...',
+        '1..1',
+        '# 0 passed, 1 failed',
+        `# FAIL ${failure}`,
+        '',
+      ].join('\n'),
+    );
+    assert.equal(run.stderr, '');
+  });
+
+  it('prints one failure, that the server cannot be reached, and exits 1 when nothing listens', async () => {
+    const closed = await listen(() => new Response());
+    await closed.close();
+    const run = await conform([closed.url, '--token', TOKEN]);
+    assert.equal(run.code, 1, run.stderr);
+    const failure = `reach: cannot reach ${closed.url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${closed.port})`;
+    assert.equal(
+      run.stdout,
+      [
+        'TAP version 14',
+        `# plant-store conform ${closed.url}`,
+        'not ok 1 - reach: answers a first request at the base URL',
+        '  ---',
+        `  message: '${failure}'`,
+        '  ...',
+        '1..1',
+        '# 0 passed, 1 failed',
+        `# FAIL ${failure}`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('never prints the token, in TAP or in JUnit XML, when the server writes it back in every answer', async () => {
+    const token = 'Zq7Xw9/Vr4Kt2+Mp8Ln5_Hj3~Qa1==';
+    const server = await echoesAuthorization(token);
+    cleanups.push(() => server.close());
+    const junit = join(scratch, 'echo.xml');
+    const run = await conform([server.url, '--token', token, '--junit', junit]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.ok(run.stdout.includes('Bearer <token>'), run.stdout);
+    for (const output of [run.stdout, run.stderr, readFileSync(junit, 'utf8')]) {
+      assert.deepEqual(tokenFragments(output, token), [], output);
+    }
+  });
+
   it('prints one line and exits 2 when the JUnit file cannot be written', async () => {
     const server = await bodyBeforeToken(TOKEN);
     cleanups.push(() => server.close());
@@ -169,6 +235,10 @@ describe('plant-store conform', () => {
       '--first-id must be an integer from 2^40 to 2^52',
     ],
     [['http://127.0.0.1:1', '--tokn', 't'], "Unknown option '--tokn'"],
+    [
+      ['http://127.0.0.1:1', '--token', 'a secret'],
+      '--token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
+    ],
   ] as const) {
     it(`prints one line and exits 2, checking nothing, when the arguments are ${JSON.stringify(args)}`, async () => {
       let stderr = '';

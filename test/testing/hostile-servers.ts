@@ -8,6 +8,8 @@
 
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
+import { createPlantStore, createStaticTokenVerifier } from '../../lib/index.ts';
+import { listen } from '../support/node-helpers.ts';
 
 /** What must never reach a terminal from a server: C0 but the newline, DEL, C1, bidi controls. */
 export const FORBIDDEN =
@@ -168,4 +170,79 @@ export async function sendsControls(): Promise<{ url: string; close(): Promise<v
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * An Authorization value as careless servers write it back: whole, JSON-escaped as PHP does
+ * (`\/`) and as .NET does (`\u002B`), JSON-escaped twice (`\\u002B`), percent-encoded, and
+ * upper-cased.
+ */
+function echoOf(authorization: string): string {
+  const unicode = (c: string) =>
+    `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`;
+  return [
+    authorization,
+    authorization.replaceAll('/', '\\/'),
+    authorization.replace(/[+/=]/g, unicode),
+    authorization.replace(/[+/=]/g, (c) => `\\${unicode(c)}`),
+    encodeURIComponent(authorization),
+    authorization.toUpperCase(),
+  ].join(' | ');
+}
+
+/**
+ * A plant store, accepting `token`, behind a front that writes back the Authorization header it
+ * got (and, on every answer, the first one it ever got) so that each check fails quoting it:
+ * in the OpenAPI document, in a plant's and an Error's body (where a quote is cut short), in
+ * `Content-Type` and `Allow`, and as the body of a `418` for the rest.
+ */
+export async function echoesAuthorization(
+  token: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const store = createPlantStore({ verifier: createStaticTokenVerifier([token]) });
+  let first: string | undefined;
+  return listen(async (request) => {
+    const own = request.headers.get('authorization');
+    first ??= own ?? undefined;
+    const echo = echoOf([own, first].filter((value) => value !== null).join(' / '));
+    const answer = await store.fetch(request);
+    const json = { 'content-type': 'application/json' };
+    const text = await answer.text();
+    if (answer.status === 200 && request.method === 'GET') {
+      return new Response(`{"openapi":"${echo}"}`, { headers: json });
+    }
+    if (answer.status === 200) {
+      return new Response(`${text.slice(0, -1)},"echo":"${echo}"}`, { headers: json });
+    }
+    if (answer.status === 400) {
+      return new Response(`{"error":400,"message":"bad request","request":"${echo}"}`, {
+        status: 400,
+        headers: json,
+      });
+    }
+    if (answer.status === 401) {
+      return new Response(`{"error":401,"message":"refused ${echo}"}`, {
+        status: 401,
+        headers: { 'content-type': `text/plain; authorization="${echo}"` },
+      });
+    }
+    if (answer.status === 405) {
+      return new Response(request.method === 'HEAD' ? null : text, {
+        status: 405,
+        headers: { ...json, allow: `POST, ${echo}` },
+      });
+    }
+    return new Response(echo, { status: 418 });
+  });
+}
+
+/** The runs of six characters of `token` that `output` holds, in any case: it must hold none. */
+export function tokenFragments(output: string, token: string): string[] {
+  const text = output.toLowerCase();
+  const fragments: string[] = [];
+  for (let i = 0; i + 6 <= token.length; i += 1) {
+    const fragment = token.slice(i, i + 6).toLowerCase();
+    if (text.includes(fragment)) fragments.push(fragment);
+  }
+  return fragments;
 }
