@@ -70,11 +70,27 @@ async function readCapped(
   }
 }
 
-/** `Retry-After` (RFC 9110) in seconds, a date counted from now; `undefined` when absent or bad. */
+/** IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`, and RFC 850's, `Sunday, 06-Nov-94 08:49:37 GMT`. */
+const HTTP_DATE =
+  /^[A-Z][a-z]{2,8}, (\d\d?)[ -]([A-Z][a-z]{2})[ -](\d{4}|\d\d) (\d\d:\d\d:\d\d) GMT$/;
+/** C's asctime, `Sun Nov  6 08:49:37 1994`: GMT too, though it does not say so. */
+const ASCTIME = /^([A-Z][a-z]{2}) ([A-Z][a-z]{2})  ?(\d\d?) (\d\d:\d\d:\d\d) (\d{4})$/;
+
+/**
+ * `Retry-After` in seconds, a date counted from now; `undefined` when absent or unreadable. A
+ * date may come in any of RFC 9110's three forms (§5.6.7): checked here, it is handed to
+ * `Date.parse` in RFC 5322's order, which engines read alike, not as it came.
+ */
 function retryAfterSeconds(value: string | null): number | undefined {
   if (value === null) return undefined;
   if (/^\d+$/.test(value)) return Number(value);
-  // An HTTP date is in GMT; without the zone, Date.parse would read it as local time.
-  const at = value.endsWith(' GMT') ? Date.parse(value) : Number.NaN;
+  // asctime, rewritten in the order of the other two.
+  const [, day, month, year = '', time] =
+    HTTP_DATE.exec(value.replace(ASCTIME, '$1, $3 $2 $5 $4 GMT')) ?? [];
+  if (time === undefined) return undefined;
+  // A two-digit year more than 50 years ahead is in the century before.
+  const now = new Date().getUTCFullYear();
+  const fullYear = year.length > 2 ? year : now + 50 - ((now + 50 - Number(year)) % 100);
+  const at = Date.parse(`${day} ${month} ${fullYear} ${time} GMT`);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }

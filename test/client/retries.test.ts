@@ -31,6 +31,20 @@ function clientOf(
 /** A fetch that never answers and never looks at the request's signal. */
 const hangs = () => new Promise<Response>(() => {});
 
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** `date` in RFC 9110's obsolete RFC 850 form, `Sunday, 06-Nov-94 08:49:37 GMT`. */
+function rfc850(date: Date): string {
+  const [, day, month, year, time] = date.toUTCString().split(' ');
+  return `${WEEKDAYS[date.getUTCDay()]}, ${day}-${month}-${year?.slice(-2)} ${time} GMT`;
+}
+
+/** `date` in ANSI C's asctime form, `Sun Nov  6 08:49:37 1994`, its day padded with a space. */
+function asctime(date: Date): string {
+  const [weekday, day, month, year, time] = date.toUTCString().split(' ');
+  return `${weekday?.slice(0, 3)} ${month} ${String(Number(day)).padStart(2)} ${time} ${year}`;
+}
+
 describe('createPlant retries', () => {
   it('retries 429, 502, 503 and 504 and a failed connection until the plant is stored', async () => {
     const { client, requests } = clientOf(
@@ -113,6 +127,8 @@ describe('createPlant retries', () => {
     for (const [header, least] of [
       [() => '1', 1000],
       [() => new Date(Date.now() + 2000).toUTCString(), 1000],
+      // A server shedding load may send the obsolete forms, which RFC 9110 §5.6.7 says to read.
+      [() => asctime(new Date(Date.now() + 2000)), 1000],
     ] as const) {
       const value = header();
       const { client, requests } = clientOf(
@@ -130,10 +146,12 @@ describe('createPlant retries', () => {
   });
 
   it('rejects at once with the answer when Retry-After asks for more than the longest wait', async () => {
-    const farDate = new Date(Date.now() + 86_400_000).toUTCString();
+    const far = new Date(Date.now() + 86_400_000);
     for (const [value, seconds] of [
       ['3600', 3600],
-      [farDate, 86_400],
+      [far.toUTCString(), 86_400],
+      [rfc850(far), 86_400],
+      [asctime(far), 86_400],
     ] as const) {
       const { client, requests } = clientOf([
         errorAnswer(503, { 'retry-after': value }),
@@ -144,14 +162,56 @@ describe('createPlant retries', () => {
         value,
         1000,
       );
-      assert.ok(error instanceof PlantClientError);
-      assert.ok(Math.abs((error.retryAfter ?? 0) - seconds) <= 2, `${error.retryAfter}`);
-      assert.equal(requests.length, 1);
+      assert.ok(error instanceof PlantClientError, String(error));
+      assert.ok(Math.abs((error.retryAfter ?? 0) - seconds) <= 2, `${value}: ${error.retryAfter}`);
+      assert.equal(requests.length, 1, value);
+    }
+  });
+
+  it('reads a two-digit year as the one within 50 years from now, never further ahead', async () => {
+    const year = new Date().getUTCFullYear();
+    for (const [ahead, read] of [
+      [40, 40],
+      [60, -40],
+      [99, -1],
+    ] as const) {
+      // An hour ahead in whole seconds, as an HTTP date holds it, then moved by whole years.
+      const sent = new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000);
+      sent.setUTCFullYear(year + ahead);
+      const meant = new Date(sent);
+      meant.setUTCFullYear(year + read);
+      const { client } = clientOf([errorAnswer(503, { 'retry-after': rfc850(sent) })], {
+        retry: false,
+      });
+      const error = await client.createPlant(PLANT).catch((e: unknown) => e);
+      assert.ok(error instanceof PlantClientError, String(error));
+      const seconds = Math.max(0, Math.ceil((meant.getTime() - Date.now()) / 1000));
+      assert.ok(
+        Math.abs((error.retryAfter ?? -9) - seconds) <= 2,
+        `${rfc850(sent)} read as ${error.retryAfter} s, not ${seconds} s`,
+      );
     }
   });
 
   it('ignores a Retry-After it cannot read and retries on its own backoff', async () => {
-    for (const value of ['soon', '-1', '1.5', 'Sun, 06 Nov 1994 08:49:37', '']) {
+    // Each would ask for a long wait (the dates are decades ahead) if it were read.
+    for (const value of [
+      'soon',
+      '-1',
+      '1.5',
+      '',
+      '5 seconds',
+      '5s',
+      '+5',
+      '0x10',
+      'Sun, 06 Nov 2094 08:49:37',
+      'Sun, 06 Nov 2094 08:49:37 UTC',
+      'Sun, 06 Nov 2094 08:49:37 +0100 GMT',
+      'Sunday, 06-Nov-60 08:49:37 PST',
+      'Sat Nov  6 08:49:37 2094 GMT',
+      'Nov 6 2094 GMT',
+      '2094-11-06T08:49:37Z',
+    ]) {
       const { client, requests } = clientOf([
         errorAnswer(503, { 'retry-after': value }),
         errorAnswer(400),
@@ -161,8 +221,8 @@ describe('createPlant retries', () => {
         value,
         1000,
       );
-      assert.ok(error instanceof PlantClientError);
-      assert.equal(error.status, 400);
+      assert.ok(error instanceof PlantClientError, String(error));
+      assert.equal(error.status, 400, `Retry-After ${JSON.stringify(value)} was read`);
       assert.equal(requests.length, 2, `Retry-After ${JSON.stringify(value)}`);
     }
     const past = clientOf([errorAnswer(503, { 'retry-after': 'Sun, 06 Nov 1994 08:49:37 GMT' })], {
