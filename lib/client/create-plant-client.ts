@@ -16,8 +16,9 @@ const encoder = new TextEncoder();
  * Its `createPlant` sends the id exactly, whether a `bigint`, a safe-integer `number` or a
  * decimal string, and resolves to the stored Plant. A failed connection and `429`, `502`, `503`
  * and `504` are retried (see `RetryOptions`): the same plant again is a replay, so a create whose
- * answer was lost is never stored twice. Any other answer is final; a failure rejects with a
- * `PlantClientError` whose `code` says why, an abort with the signal's reason.
+ * answer was lost is never stored twice. Any other answer is final, and no redirect is followed;
+ * a failure rejects with a `PlantClientError` whose `code` says why, an abort with the signal's
+ * reason.
  *
  * @param options Where the API is and the token; optionally `fetch`, `retry` and `timeoutMs`.
  * @returns The client.
@@ -90,6 +91,8 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
         'content-type': 'application/json',
       },
       body,
+      // A redirect is the caller's to fix (baseUrl), never followed: see readAnswer.
+      redirect: 'manual',
       signal,
     });
     let response: Response;

@@ -12,20 +12,26 @@ export async function readAnswer(
   sentBytes: number,
   signal: AbortSignal,
 ): Promise<Plant> {
+  const { status, headers } = response;
   const answer = {
-    status: response.status,
-    requestId: response.headers.get('x-request-id') ?? undefined,
-    retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
+    status,
+    requestId: headers.get('x-request-id') ?? undefined,
+    retryAfter: retryAfterSeconds(headers.get('retry-after')),
   };
   const refuse = (why: string) =>
     new PlantClientError(
       'ERR_UNEXPECTED_RESPONSE',
-      `the answer to POST /plants (${answer.status}) ${why}`,
+      `the answer to POST /plants (${status}) ${why}`,
       answer,
     );
   const cap = Math.max(MAX_ANSWER_BYTES, 2 * sentBytes);
   const bytes = await readCapped(response, cap, signal);
   if (bytes === undefined) throw refuse(`is over ${cap} bytes`);
+  // No redirect is followed: a create answered elsewhere is one no store saw. A browser shows
+  // the page a redirect as status 0, without its Location.
+  if (response.type === 'opaqueredirect' || (status > 299 && status < 400)) {
+    throw refuse(`redirects to ${headers.get('location') ?? 'a URL not shown'}: fix baseUrl`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(bytes));

@@ -46,12 +46,15 @@ type Outcome =
         status?: number;
         requestId?: string;
         retryAfter?: number;
+        message: string;
       };
     };
 
 describe('plant-store/client in Chromium', { skip }, () => {
   const { repository, plants } = mapRepository();
   const outside: string[] = [];
+  /** What the page's own server was asked for, past the page and its script. */
+  const pageRequests: string[] = [];
   let page: Server;
   let api: ServeHandle;
   let context: BrowserContext;
@@ -70,6 +73,21 @@ describe('plant-store/client in Chromium', { skip }, () => {
     });
     const script = bundled.outputFiles[0]?.text ?? '';
     page = createServer((request, response) => {
+      const status = /^\/moved-(\d{3})\/plants$/.exec(request.url ?? '')?.[1];
+      if (status !== undefined || request.url === '/elsewhere') {
+        pageRequests.push(`${request.method} ${request.url}`);
+      }
+      if (status !== undefined) {
+        // A redirect of the page's own origin: the one a moved API behind the page's server makes.
+        response.writeHead(Number(status), { location: '/elsewhere' });
+        response.end();
+        return;
+      }
+      if (request.url === '/elsewhere') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"name":"Fern"}');
+        return;
+      }
       if (request.url === '/client.js') {
         response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
         response.end(script);
@@ -123,14 +141,15 @@ describe('plant-store/client in Chromium', { skip }, () => {
         try {
           return { plant: await client.createPlant({ id: BigInt(id), name }) };
         } catch (error) {
-          const { name, code, status, requestId, retryAfter } = error as {
+          const { name, code, status, requestId, retryAfter, message } = error as {
             name: string;
             code?: string;
             status?: number;
             requestId?: string;
             retryAfter?: number;
+            message: string;
           };
-          return { error: { name, code, status, requestId, retryAfter } };
+          return { error: { name, code, status, requestId, retryAfter, message } };
         }
       },
       { baseUrl, token: TOKEN, id, name, retry },
@@ -204,5 +223,21 @@ describe('plant-store/client in Chromium', { skip }, () => {
     assert.equal(arrivals.length, 3);
     const waited = (arrivals[2] ?? 0) - (arrivals[1] ?? 0);
     assert.ok(waited >= 950, `the retry came ${Math.round(waited)} ms after the 503`);
+  });
+
+  it('rejects a redirect the browser hides as an unexpected answer, neither following nor retrying it', async () => {
+    // Followed, the create would resolve to the Plant-shaped 200 at its end, which no store sent.
+    const tab = await context.newPage();
+    await tab.goto(appOrigin);
+    for (const status of ['302', '307']) {
+      pageRequests.length = 0;
+      const baseUrl = `${appOrigin}/moved-${status}`;
+      const outcome = await withDeadline(createFrom(tab, '1', 'Fern', { baseUrl }), `a ${status}`);
+      assert.ok('error' in outcome, JSON.stringify(outcome));
+      assert.equal(outcome.error.code, 'ERR_UNEXPECTED_RESPONSE');
+      assert.equal(outcome.error.status, 0);
+      assert.match(outcome.error.message, /\(0\) redirects to a URL not shown: fix baseUrl/);
+      assert.deepEqual(pageRequests, [`POST /moved-${status}/plants`]);
+    }
   });
 });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { createPlantClient, PlantClientError } from '../../lib/client.ts';
 import { errorAnswer, scriptedFetch } from '../support/client-helpers.ts';
 import { TOKEN } from '../support/fakes.ts';
-import { listen } from '../support/node-helpers.ts';
+import { listen, withDeadline } from '../support/node-helpers.ts';
 
 const BASE = 'http://127.0.0.1:1';
 const PLANT = { id: 1n, name: 'Fern' };
@@ -78,6 +78,36 @@ describe('createPlant answers', () => {
   it('keeps only the declared fields of a Plant', async () => {
     const { client } = clientOf(Response.json({ name: 'Fern', tag: 'a', id: 1, admin: true }));
     assert.deepEqual(await client.createPlant(PLANT), { name: 'Fern', tag: 'a' });
+  });
+
+  it('rejects a redirect naming its Location, neither following nor retrying it, from a real server', async () => {
+    // Followed, a 302 reaches a page whose Plant-shaped 200 no store sent, and a 307 or 308
+    // cannot send the body again: the fix is the caller's baseUrl.
+    const seen: string[] = [];
+    let status = 0;
+    const server = await listen(async (request) => {
+      const { pathname } = new URL(request.url);
+      seen.push(`${request.method} ${pathname}`);
+      if (pathname !== '/plants') return Response.json({ name: 'Fern' });
+      return new Response('moved', { status, headers: { location: '/v1/plants' } });
+    });
+    try {
+      for (status of [301, 302, 303, 307, 308]) {
+        seen.length = 0;
+        const client = createPlantClient({
+          baseUrl: server.url,
+          token: TOKEN,
+          retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 20 },
+        });
+        const error = await refusal(withDeadline(client.createPlant(PLANT), `a ${status}`));
+        assert.equal(error.code, 'ERR_UNEXPECTED_RESPONSE');
+        assert.equal(error.status, status);
+        assert.match(error.message, new RegExp(`\\(${status}\\) redirects to /v1/plants`));
+        assert.deepEqual(seen, ['POST /plants'], `${status}: followed or retried`);
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('rejects with its own error carrying the status when an error answer has no Error body', async () => {

@@ -2,7 +2,8 @@
  * `plant-store/client` on whatever runtime loads this file, as the contract's case list runs
  * (`_run.ts`): plants with ids 2^63-1 and 2^63-2 created through the client, in-process through
  * `store.fetch` and over real HTTP when the runtime can listen, the repository then holding
- * exactly those ids; a `409` final; a `503` mid-create retried into one stored plant.
+ * exactly those ids; a `409` final; a `503` mid-create retried into one stored plant; a redirect
+ * refused at once, never followed.
  * Runtime-neutral: web APIs and `node:assert` only.
  *
  * @module
@@ -135,6 +136,36 @@ const checks: Array<[string, Check]> = [
       });
       assert.equal(calls(), 2);
       assert.deepEqual([...plants], [[TOP, { name: 'Monstera' }]]);
+    },
+  ],
+  [
+    'rejects a redirect at once, naming its Location, and follows nothing',
+    async (_lib, client, reach) => {
+      const seen: string[] = [];
+      let status = 0;
+      // Anything but the create is a Plant-shaped 200: a followed redirect would resolve.
+      const moved = {
+        fetch: async (request: Request) => {
+          const { pathname } = new URL(request.url);
+          seen.push(`${request.method} ${pathname}`);
+          if (pathname !== '/plants') return Response.json({ name: 'Monstera' });
+          return new Response(null, { status, headers: { location: '/elsewhere' } });
+        },
+      } as PlantStore;
+      await withReach(reach, moved, async (options) => {
+        const plantClient = client.createPlantClient({ ...options, token: TOKEN });
+        for (status of [302, 307]) {
+          seen.length = 0;
+          const error = await plantClient
+            .createPlant({ id: TOP, name: 'Monstera' })
+            .catch((e: unknown) => e);
+          assert.ok(error instanceof client.PlantClientError, String(error));
+          assert.equal(error.code, 'ERR_UNEXPECTED_RESPONSE');
+          assert.equal(error.status, status);
+          assert.match(error.message, /redirects to \/elsewhere/);
+          assert.deepEqual(seen, ['POST /plants']);
+        }
+      });
     },
   ],
 ];
