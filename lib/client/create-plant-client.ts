@@ -2,7 +2,7 @@ import type { NewPlant, Plant, PlantIdInput } from '../types.ts';
 import { abortable, sleep } from './abortable.ts';
 import { checkNames, checkToken, clientSettings, kind } from './client-options.ts';
 import { PlantClientError } from './plant-client-error.ts';
-import { plantJson } from './plant-json.ts';
+import { plantJson, plantSent } from './plant-json.ts';
 import { readAnswer } from './read-answer.ts';
 import type { CreatePlantClientOptions, CreatePlantOptions, PlantClient } from './types.ts';
 
@@ -37,7 +37,10 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
 
   async function createPlant(plant: NewPlant<PlantIdInput>, call: CreatePlantOptions = {}) {
     checkNames('createPlant', call, ['signal']);
-    const body = encoder.encode(plantJson(plant));
+    // Read once: a 200 must answer the plant sent, whatever a getter would say next.
+    const { id, name, tag } = plant;
+    const sent = plantSent(name, tag);
+    const body = encoder.encode(plantJson(id, sent));
     // One signal for every attempt and wait: the caller's abort or the deadline, whichever first.
     const timeout = AbortSignal.timeout(timeoutMs);
     const caller = call.signal;
@@ -48,7 +51,7 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
     for (let attempt = 1; ; attempt += 1) {
       try {
         if (attempt > 1) await sleep(wait, signal);
-        return await send(body, signal);
+        return await send(body, sent, signal);
       } catch (error) {
         caller?.throwIfAborted();
         if (signal.aborted) {
@@ -77,7 +80,11 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
     return asked > maxDelayMs ? undefined : Math.max(asked, jittered);
   }
 
-  async function send(body: Uint8Array<ArrayBuffer>, signal: AbortSignal): Promise<Plant> {
+  async function send(
+    body: Uint8Array<ArrayBuffer>,
+    sent: Plant,
+    signal: AbortSignal,
+  ): Promise<Plant> {
     signal.throwIfAborted();
     const bearer =
       typeof token === 'string'
@@ -106,7 +113,7 @@ export function createPlantClient(options: CreatePlantClientOptions): PlantClien
       throw new TypeError(`createPlant: fetch resolved to ${kind(response)}, not a Response`);
     }
     try {
-      return await readAnswer(response, body.byteLength, signal);
+      return await readAnswer(response, sent, body.byteLength, signal);
     } catch (error) {
       // A body cut off midway is a failed connection too.
       throw error instanceof PlantClientError || signal.aborted ? error : networkError(error);

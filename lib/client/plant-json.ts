@@ -1,19 +1,24 @@
-import type { NewPlant, PlantIdInput } from '../types.ts';
+import type { Plant } from '../types.ts';
 import { kind } from './client-options.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** A plant's JSON text, its id written by hand: `JSON.stringify` cannot write a `bigint`. */
-export function plantJson({ id, name, tag }: NewPlant<PlantIdInput>): string {
+/** The Plant a create sends, its name and tag checked: what a `200` must answer. */
+export function plantSent(name: unknown, tag: unknown): Plant {
   if (typeof name !== 'string') {
     throw new TypeError(`createPlant: name must be a string, not ${kind(name)}`);
   }
-  if (tag !== undefined && typeof tag !== 'string') {
+  if (tag === undefined) return { name };
+  if (typeof tag !== 'string') {
     throw new TypeError(`createPlant: tag must be a string or absent, not ${kind(tag)}`);
   }
-  const head = `{"id":${idText(id)},"name":${JSON.stringify(name)}`;
-  return tag === undefined ? `${head}}` : `${head},"tag":${JSON.stringify(tag)}}`;
+  return { name, tag };
+}
+
+/** A new plant's JSON text: the id written by hand (`JSON.stringify` cannot write a `bigint`). */
+export function plantJson(id: unknown, plant: Plant): string {
+  return `{"id":${idText(id)},${JSON.stringify(plant).slice(1)}`;
 }
 
 /** The id's decimal digits, through `BigInt`, which drops leading zeros and the sign of `-0`. */

@@ -6,9 +6,14 @@ import { PlantClientError } from './plant-client-error.ts';
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** The Plant of a `2xx`, its declared fields only; any other answer throws a `PlantClientError`. */
+/**
+ * The Plant of the contract's `200`, which is the plant sent: stored as sent, or a replay. Any
+ * other answer throws a `PlantClientError`: an error status with the Error body `ERR_STATUS`, the
+ * rest `ERR_UNEXPECTED_RESPONSE`.
+ */
 export async function readAnswer(
   response: Response,
+  sent: Plant,
   sentBytes: number,
   signal: AbortSignal,
 ): Promise<Plant> {
@@ -32,6 +37,7 @@ export async function readAnswer(
   if (response.type === 'opaqueredirect' || (status > 299 && status < 400)) {
     throw refuse(`redirects to ${headers.get('location') ?? 'a URL not shown'}: fix baseUrl`);
   }
+  if (status !== 200 && status < 400) throw refuse("is not the contract's 200");
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(bytes));
@@ -39,11 +45,11 @@ export async function readAnswer(
     throw refuse('is not UTF-8 JSON');
   }
   const { name, tag, error, message } = (value ?? {}) as Record<string, unknown>;
-  if (response.ok) {
-    if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
-      throw refuse('is not a Plant { name, tag? }');
-    }
-    return tag === undefined ? { name } : { name, tag };
+  if (status === 200) {
+    // Named, never quoted: a plant's text may be the caller's secret.
+    const differs = name !== sent.name ? 'name' : tag !== sent.tag ? 'tag' : undefined;
+    if (differs !== undefined) throw refuse(`is not the plant sent: its ${differs} differs`);
+    return sent;
   }
   if (!Number.isInteger(error) || typeof message !== 'string') {
     throw refuse('is not an Error body { error, message }');

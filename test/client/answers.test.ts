@@ -59,11 +59,11 @@ describe('createPlant answers', () => {
       ['<html>signed out</html>', /\(200\) is not UTF-8 JSON/],
       ['', /is not UTF-8 JSON/],
       [new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), /is not UTF-8 JSON/],
-      ['{"id": 1}', /\(200\) is not a Plant \{ name, tag\? \}/],
-      ['{"name": 7}', /is not a Plant/],
-      ['{"name": "Fern", "tag": null}', /is not a Plant/],
-      ['["Fern"]', /is not a Plant/],
-      ['null', /is not a Plant/],
+      ['{"id": 1}', /\(200\) is not the plant sent: its name differs/],
+      ['{"name": 7}', /its name differs/],
+      ['{"name": "Fern", "tag": null}', /its tag differs/],
+      ['["Fern"]', /its name differs/],
+      ['null', /its name differs/],
     ];
     for (const [body, message] of bodies) {
       const { client, requests } = clientOf(new Response(body, { status: 200 }));
@@ -77,7 +77,40 @@ describe('createPlant answers', () => {
 
   it('keeps only the declared fields of a Plant', async () => {
     const { client } = clientOf(Response.json({ name: 'Fern', tag: 'a', id: 1, admin: true }));
-    assert.deepEqual(await client.createPlant(PLANT), { name: 'Fern', tag: 'a' });
+    assert.deepEqual(await client.createPlant({ ...PLANT, tag: 'a' }), { name: 'Fern', tag: 'a' });
+  });
+
+  it('rejects a 200 whose plant is not the one sent, naming the field and not the values', async () => {
+    // A 200 means stored exactly as sent, or its replay: another plant is no store's word on this one.
+    const sent = { id: 1n, name: 'Fern', tag: 'indoor' };
+    const cases: Array<[object, object, RegExp]> = [
+      [sent, { name: 'Ivy-x', tag: 'indoor' }, /\(200\) is not the plant sent: its name differs/],
+      [sent, { name: 'Fern', tag: 'outdoor-x' }, /its tag differs/],
+      [sent, { name: 'Fern' }, /its tag differs/],
+      [PLANT, { name: 'Fern', tag: 'indoor-x' }, /its tag differs/],
+      [PLANT, { name: 'fern' }, /its name differs/],
+    ];
+    for (const [plant, answer, message] of cases) {
+      const { client, requests } = clientOf(Response.json(answer));
+      const error = await refusal(client.createPlant(plant as typeof sent));
+      assert.equal(error.code, 'ERR_UNEXPECTED_RESPONSE');
+      assert.equal(error.status, 200);
+      assert.match(error.message, message);
+      assert.doesNotMatch(error.message, /Fern|Ivy|door/i, 'the message echoes a value');
+      assert.equal(requests.length, 1, 'a 200 is never retried');
+    }
+  });
+
+  it('rejects any 2xx but 200, without retrying, though its body is the Plant', async () => {
+    for (const status of [201, 202, 203, 204, 206]) {
+      const body = status === 204 ? null : JSON.stringify({ name: 'Fern' });
+      const { client, requests } = clientOf(new Response(body, { status }));
+      const error = await refusal(client.createPlant(PLANT));
+      assert.equal(error.code, 'ERR_UNEXPECTED_RESPONSE');
+      assert.equal(error.status, status);
+      assert.match(error.message, new RegExp(`\\(${status}\\) is not the contract's 200`));
+      assert.equal(requests.length, 1, `${status} was retried`);
+    }
   });
 
   it('rejects a redirect naming its Location, neither following nor retrying it, from a real server', async () => {

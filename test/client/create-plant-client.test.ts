@@ -161,10 +161,11 @@ describe('createPlantClient', () => {
       ['https://[::1]:8443/v1/plant-store', 'https://[::1]:8443/v1/plant-store/plants'],
     ];
     for (const [baseUrl, url] of cases) {
-      const { fetch, requests } = scriptedFetch(Response.json({ name: 'Fern', tag: 'a"b' }));
+      const answer = { name: 'Fern\u{1F33F}', tag: 'a"b' };
+      const { fetch, requests } = scriptedFetch(Response.json(answer));
       const client = createPlantClient({ baseUrl: new URL(baseUrl), token: TOKEN, fetch });
-      const plant = { id: 9223372036854775807n, name: 'Fern\u{1F33F}', tag: 'a"b', extra: 1 };
-      assert.deepEqual(await client.createPlant(plant), { name: 'Fern', tag: 'a"b' });
+      const plant = { id: 9223372036854775807n, ...answer, extra: 1 };
+      assert.deepEqual(await client.createPlant(plant), answer);
       const [sent] = requests;
       assert.equal(sent?.request.url, url);
       assert.equal(sent?.request.method, 'POST');
@@ -193,6 +194,28 @@ describe('createPlantClient', () => {
     assert.equal(conflict.error, 409);
     assert.equal(conflict.message, 'a different plant is already stored under this id');
     assert.equal(repository.create.mock.callCount(), 3, 'a 409 is final');
+  });
+
+  it('holds the answer to the plant it sent when a getter would answer otherwise on a second read', async () => {
+    const { store } = testStore();
+    const client = createPlantClient({ baseUrl: BASE, token: TOKEN, fetch: store.fetch });
+    const reads = { id: 0, name: 0, tag: 0 };
+    const names = ['Fern', 'Ivy'];
+    const plant = {
+      get id() {
+        reads.id += 1;
+        return 7n;
+      },
+      get name() {
+        return names[reads.name++ % 2] as string;
+      },
+      get tag() {
+        reads.tag += 1;
+        return undefined;
+      },
+    };
+    assert.deepEqual(await client.createPlant(plant), { name: 'Fern' });
+    assert.deepEqual(reads, { id: 1, name: 1, tag: 1 });
   });
 
   it('reads a token function before every attempt, sync or async, so a refreshed token is used on a retry', async () => {
