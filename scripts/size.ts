@@ -21,7 +21,7 @@ const CORE_BUDGET_BYTES = 10 * 1024;
  * dependency or a second copy of its logic shows at once. Its messages, which name each fix, are
  * about a fifth of it.
  */
-const CLIENT_BUDGET_BYTES = 2_700;
+const CLIENT_BUDGET_BYTES = 3_000;
 
 /** One measured import: what a host writes, and for which platform esbuild bundles it. */
 interface Entry {
