@@ -157,9 +157,11 @@ export class Connections {
     server.on('connection', (socket: Socket) => this.#connected(socket));
   }
 
-  /** Every open connection, for a graceful close. */
-  get open(): ReadonlySet<Connection> {
-    return this.#open;
+  /** Has every answer not yet begun say `Connection: close`: a closing server's first step. */
+  endKeepAlive(): void {
+    for (const { response } of this.#open) {
+      if (response !== undefined && !response.headersSent) response.shouldKeepAlive = false;
+    }
   }
 
   #connected(socket: Socket): void {

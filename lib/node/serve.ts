@@ -29,6 +29,7 @@ const SERVE_OPTIONS = [
   'maxHeaderSize',
   'connectionsCheckingInterval',
   'shutdownTimeout',
+  'shutdownDelay',
   'maxConnections',
   'onConnectionRefused',
   'requestIds',
@@ -37,12 +38,15 @@ const SERVE_OPTIONS = [
   ...LISTENER_OPTIONS,
 ];
 
-/** How often `close()` looks for connections that became idle. */
 /** `serve`'s default `headersTimeout`: the time a client has to send its headers. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** `serve`'s default `requestTimeout`: the time a client has to send its whole request. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
+/** `serve`'s default `shutdownTimeout`: the time `close()` lets requests in flight finish. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** How often `close()` looks for connections that became idle. */
 const SHUTDOWN_SWEEP_INTERVAL = 50;
 
 /**
@@ -96,7 +100,12 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     'connectionsCheckingInterval',
     1,
   );
-  const shutdownTimeout = count(options.shutdownTimeout, 10_000, 'shutdownTimeout');
+  const shutdownTimeout = count(
+    options.shutdownTimeout,
+    DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    'shutdownTimeout',
+  );
+  const shutdownDelay = count(options.shutdownDelay, 0, 'shutdownDelay');
   const maxConnections = maxConnectionsFor(
     count(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections', 1),
   );
@@ -162,7 +171,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     );
   });
   server.keepAliveTimeout = keepAliveTimeout;
-  new Connections(
+  const connections = new Connections(
     server,
     maxConnections,
     onConnectionRefused === undefined ? () => {} : guardHook<void>(onConnectionRefused, onError),
@@ -174,20 +183,33 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     rejectClient(error, socket, observer && ((reply) => observeRawReply(observer, reply)));
   });
 
+  // Closing is a sequence: every answer from now on says Connection: close, the server keeps
+  // accepting for `shutdownDelay` (a balancer's time to see it leave), then stops, closes each
+  // connection once it is idle and cuts the rest after `shutdownTimeout`.
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       closing = true;
-      const sweep = setInterval(() => server.closeIdleConnections(), SHUTDOWN_SWEEP_INTERVAL);
-      const force = setTimeout(() => server.closeAllConnections(), shutdownTimeout);
-      sweep.unref();
-      force.unref();
-      server.close(() => {
-        clearInterval(sweep);
-        clearTimeout(force);
-        resolve();
-      });
-      server.closeIdleConnections();
+      connections.endKeepAlive();
+      const closeIdle = (): void => {
+        afterNextRead(() => server.closeIdleConnections());
+      };
+      const stop = (): void => {
+        const sweep = setInterval(closeIdle, SHUTDOWN_SWEEP_INTERVAL);
+        const force = setTimeout(() => server.closeAllConnections(), shutdownTimeout);
+        sweep.unref();
+        force.unref();
+        // node's close() closes the idle connections too.
+        afterNextRead(() =>
+          server.close(() => {
+            clearInterval(sweep);
+            clearTimeout(force);
+            resolve();
+          }),
+        );
+      };
+      if (shutdownDelay === 0) stop();
+      else setTimeout(stop, shutdownDelay);
     });
     return closed;
   };
@@ -202,4 +224,13 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
       resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, maxConnections, close });
     });
   });
+}
+
+/**
+ * Runs `then` once node has read the sockets again: called from an I/O callback, one
+ * `setImmediate` still comes before the sockets that became readable meanwhile are read, the
+ * second after. A request already on the wire has then made its connection busy.
+ */
+function afterNextRead(then: () => void): void {
+  setImmediate(() => setImmediate(then));
 }

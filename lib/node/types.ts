@@ -79,7 +79,15 @@ export interface ServeOptions extends ToNodeListenerOptions {
    */
   readonly connectionsCheckingInterval?: number | undefined;
   /**
-   * Milliseconds `close()` lets in-flight requests finish before it cuts their connections.
+   * Milliseconds `close()` keeps accepting and serving before it stops, every answer saying
+   * `Connection: close`: the time a load balancer needs to see the instance leave (its health
+   * check failing) and stop sending it requests. `0` stops accepting at once.
+   * @default 0
+   */
+  readonly shutdownDelay?: number | undefined;
+  /**
+   * Milliseconds `close()` lets in-flight requests finish, once it stopped accepting, before it
+   * cuts their connections.
    * @default 10000
    */
   readonly shutdownTimeout?: number | undefined;
@@ -132,8 +140,11 @@ export interface ServeHandle {
   /** The connection cap in effect (not `server.maxConnections`, which `serve` moves). */
   readonly maxConnections: number;
   /**
-   * Stops accepting, lets in-flight requests finish (up to `shutdownTimeout`) and resolves once
-   * every connection is closed; a second call returns the same promise.
+   * Closes gracefully: every answer from then on, and every one in flight that has not begun,
+   * says `Connection: close`; after `shutdownDelay` it stops accepting, closes each connection
+   * once it is idle (never one whose request already arrived), lets in-flight requests finish up
+   * to `shutdownTimeout`, and resolves once every connection is closed. A second call returns the
+   * same promise.
    */
   close(): Promise<void>;
 }
