@@ -1,3 +1,5 @@
+import { ON_WORKERS } from './on-workers.ts';
+
 /**
  * One create's place in its store's deadlines: the create itself is the queue's entry, so that
  * starting a deadline allocates nothing.
@@ -25,12 +27,6 @@ export interface Deadlines {
   release(): void;
 }
 
-// On Workers a timer belongs to its request, so a shared one would expire a create from another
-// request. Told by the user agent, as jose does (panva/jose#355).
-const TIMER_PER_REQUEST =
-  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent ===
-  'Cloudflare-Workers';
-
 /** The share of the timeout by which a deadline may pass late: never early. */
 const TICKS_PER_TIMEOUT = 20;
 
@@ -42,7 +38,8 @@ const TICKS_PER_TIMEOUT = 20;
  * on a collaborator's promise: a create waiting on a request's body has its socket for that.
  */
 export function createDeadlines(timeoutMs: number): Deadlines {
-  return TIMER_PER_REQUEST ? timerPerRequest(timeoutMs) : new DeadlineQueue(timeoutMs);
+  // On Workers a timer belongs to its request: a shared one would expire another request's create.
+  return ON_WORKERS ? timerPerRequest(timeoutMs) : new DeadlineQueue(timeoutMs);
 }
 
 class DeadlineQueue implements Deadlines {

@@ -7,6 +7,7 @@ import { traced } from '../diagnostics/create-trace.ts';
 import { collaboratorsOf } from '../operation/collaborator-answers.ts';
 import { createOperation } from '../operation/create-plant.ts';
 import { createDeadlines } from '../operation/deadlines.ts';
+import { ON_WORKERS } from '../operation/on-workers.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
 import type {
   CreatePlantStoreOptions,
@@ -141,14 +142,15 @@ export function createPlantStore<Principal = unknown>(
               (error) => report(error, context),
             ),
   });
+  const observed = traced(operation, collaborators);
   // Decided once: with CORS off the operation runs bare.
-  const handle = policy?.wrap(traced(operation, collaborators)) ?? traced(operation, collaborators);
+  const handle = policy?.wrap(observed) ?? observed;
   const withCorsOn = policy !== undefined;
 
   function answer(request: Request, host: unknown, route: string | undefined): Promise<Response> {
     return new Promise((resolve) => {
       const input = new WebPlainRequest(request, withCorsOn, host, route);
-      handle(input, (reply) => resolve(replyResponse(reply)));
+      handle(input, (reply) => resolve(dated(replyResponse(reply))));
     });
   }
 
@@ -178,7 +180,7 @@ export function createPlantStore<Principal = unknown>(
         const headers = policy.headersFor(request.headers.get('origin'));
         for (const name in headers) response.headers.set(name, headers[name] as string);
       }
-      return response;
+      return dated(response);
     }
 
     recordRoutes(fetch, {
@@ -205,6 +207,15 @@ export function createPlantStore<Principal = unknown>(
   return { handleCreatePlant, fetch: fetchAt(location.basePath) };
 }
 
+/**
+ * The answer with the `Date` an origin server sends (RFC 9110 §6.6.1), on workerd, which adds
+ * none; Node, Deno and Bun add their own.
+ */
+function dated(response: Response): Response {
+  if (ON_WORKERS) response.headers.set('date', new Date().toUTCString());
+  return response;
+}
+
 /** The default `onError`: the request's own logger (Fastify's, pino-http's), else the console. */
 function logFault(error: unknown, context: ErrorContext): void {
   const log = (context.host as { log?: { error?: unknown } } | undefined)?.log;
@@ -223,10 +234,10 @@ function methodRejection(path: string | undefined, base: string): ErrorReply {
   return errorReply('ERR_NOT_FOUND');
 }
 
-const OPENAPI_METHOD_NOT_ALLOWED: ErrorReply = (() => {
-  const reply = errorReply('ERR_METHOD_NOT_ALLOWED');
-  return { ...reply, headers: { ...reply.headers, allow: 'GET, HEAD' } };
-})();
+const OPENAPI_METHOD_NOT_ALLOWED: ErrorReply = {
+  ...errorReply('ERR_METHOD_NOT_ALLOWED'),
+  headers: { ...JSON_HEADERS, allow: 'GET, HEAD' },
+};
 
 function checkOptions(
   repository: PlantRepository,

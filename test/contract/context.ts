@@ -54,6 +54,8 @@ export interface CaseContext {
   readonly lib: PlantStoreLibrary;
   /** Delivers a request and returns the raw response, unchecked. */
   readonly deliver: Transport;
+  /** True when `deliver` goes through a real server rather than calling the handler. */
+  readonly overHttp: boolean;
   /** Delivers a request and returns the response once it has been checked against the OpenAPI document. */
   readonly send: (handler: Handler, request: Request, where?: DeclaredAt) => Promise<SeenResponse>;
   /** A repository over `inner` (default: a new in-memory one) that records its calls. */
@@ -83,6 +85,7 @@ export interface ConformanceCase {
  *
  * @param lib The library under test.
  * @param deliver How a request reaches a handler; default: a direct call.
+ * @param overHttp True when `deliver` goes through a real server.
  * @returns The context to pass to each case's `run`.
  * @example
  * ```ts
@@ -94,6 +97,7 @@ export interface ConformanceCase {
 export function createCaseContext(
   lib: PlantStoreLibrary,
   deliver: Transport = (handler, request) => handler(request),
+  overHttp = false,
 ): CaseContext {
   const recordingRepository = (inner: PlantRepository = lib.createMemoryRepository()) => ({
     create: spy(inner.create.bind(inner)),
@@ -101,6 +105,7 @@ export function createCaseContext(
   return {
     lib,
     deliver,
+    overHttp,
     async send(handler, request, where = 'createPlant') {
       const response = await deliver(handler, request);
       const body = await assertMatchesOpenApi(response, where);

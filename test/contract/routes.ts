@@ -7,7 +7,15 @@
 
 import assert from 'node:assert/strict';
 import { TOKEN } from '../support/web-fakes.ts';
-import { defineCases, json } from './context.ts';
+import { defineCases, type Handler, json } from './context.ts';
+
+/** An HTTP-date in its one form an origin server sends (RFC 9110 section 5.6.7). */
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+/** Whether this runtime is workerd, whose server adds no `Date` to an answer. */
+const ON_WORKERS =
+  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent ===
+  'Cloudflare-Workers';
 
 /** The cases of `fetch`'s routes. */
 export const routeCases = defineCases('fetch', (it) => {
@@ -126,5 +134,65 @@ export const routeCases = defineCases('fetch', (it) => {
       assert.deepEqual(response.body, { error: 404, message: 'not found' });
     }
     assert.equal(repository.create.calls.length, 0);
+  });
+
+  it('dates every answer once, the store where its host does not (workerd)', async (t) => {
+    const APP = 'http://app.test:5173';
+    const { store } = t.testStore({ cors: t.lib.createCors({ origins: [APP] }) });
+    const create = (body: string, authorization = `Bearer ${TOKEN}`) =>
+      new Request('http://localhost/plants', {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body,
+      });
+    const answers: Array<[string, Handler, Request]> = [
+      ['a create', store.fetch, create(json({ id: 1, name: 'a' }))],
+      [
+        'a replay, by handleCreatePlant',
+        store.handleCreatePlant,
+        create(json({ id: 1, name: 'a' })),
+      ],
+      ['a conflict', store.fetch, create(json({ id: 1, name: 'b' }))],
+      ['no token', store.fetch, create('{}', '')],
+      ['GET /plants', store.fetch, new Request('http://localhost/plants')],
+      ['an unknown path', store.fetch, new Request('http://localhost/nothing')],
+      ['the document', store.fetch, new Request('http://localhost/openapi.json')],
+      [
+        'HEAD of the document',
+        store.fetch,
+        new Request('http://localhost/openapi.json', { method: 'HEAD' }),
+      ],
+      [
+        'POST /openapi.json',
+        store.fetch,
+        new Request('http://localhost/openapi.json', { method: 'POST', body: '{}' }),
+      ],
+      [
+        'a preflight',
+        store.fetch,
+        new Request('http://localhost/plants', {
+          method: 'OPTIONS',
+          headers: { origin: APP, 'access-control-request-method': 'POST' },
+        }),
+      ],
+    ];
+    // Node, Deno and Bun date what they send, so there the store adds nothing; workerd does not.
+    const dated = t.overHttp || ON_WORKERS;
+    // Bun.serve sends no Date with a bodiless answer, a HEAD's included
+    // (https://github.com/oven-sh/bun/issues/27512).
+    const headUndated = t.overHttp && 'Bun' in globalThis;
+    for (const [what, handler, request] of answers) {
+      const response = await t.deliver(handler, request);
+      await response.arrayBuffer();
+      const date = response.headers.get('date');
+      if (!dated) {
+        assert.equal(date, null, `${what}: the store leaves the Date to its host`);
+        continue;
+      }
+      if (headUndated && request.method === 'HEAD') continue;
+      assert.match(date ?? 'no Date', IMF_FIXDATE, what);
+      const skewMs = Math.abs(Date.parse(date as string) - Date.now());
+      assert.ok(skewMs < 60_000, `${what}: dated ${date}, ${skewMs} ms from now`);
+    }
   });
 });

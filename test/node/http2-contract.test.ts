@@ -44,7 +44,7 @@ for (const rule of conformanceCases) {
 }
 
 for (const contentLength of [true, false]) {
-  const context = createCaseContext({ ...core, ...cors }, overHttp2(contentLength));
+  const context = createCaseContext({ ...core, ...cors }, overHttp2(contentLength), true);
   describe(`over h2c, bodies ${contentLength ? 'with' : 'without'} Content-Length`, () => {
     for (const [group, rules] of groups) {
       describe(group, () => {

@@ -145,7 +145,7 @@ export async function runConformance(
   overHttp = false,
   skips: ReadonlyMap<string, string> = new Map(),
 ): Promise<RunCounts> {
-  const context = createCaseContext(lib, deliver);
+  const context = createCaseContext(lib, deliver, overHttp);
   const counts: RunCounts = { passed: 0, failed: 0, skipped: 0 };
   for (const rule of conformanceCases) {
     const title = `${rule.group} › ${rule.name}`;
