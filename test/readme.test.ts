@@ -4,7 +4,8 @@
  * `strict`, `exactOptionalPropertyTypes` and `noUnusedParameters`, with `plant-store` and its
  * subpaths resolved to `lib/` through the root tsconfig's `paths`: one program for all of them,
  * each a virtual file. A block that follows `<!-- file: <path> -->` must also be that file, below its
- * module comment; the graceful-shutdown example is one, and it is run here against PostgreSQL:
+ * module comment (a block of another language, such as the Workers guide's `wrangler.jsonc`: the
+ * whole file); the graceful-shutdown example is one, and it is run here against PostgreSQL:
  * after a create, SIGTERM must end it within a second. The settings table of
  * `docs/configuration.md` must list exactly the standalone server's settings, the README's curl
  * must create a plant, no example may create an id that `plant-store conform` writes, and every
@@ -37,29 +38,42 @@ const DOCUMENTS = [
     .map((name) => `docs/${name}`),
 ];
 
-/** A ```ts block: where it is, its code, and the file it must equal, if the document names one. */
+/**
+ * A ```ts block, or a block of another language that names its file: where it is, its code, and
+ * the file it must equal, if the document names one.
+ */
 interface Snippet {
   readonly document: string;
   /** The 1-based line of the block's first line of code. */
   readonly line: number;
   readonly code: string;
   readonly file: string | undefined;
+  /** Whether it is TypeScript, type-checked as a module of its own. */
+  readonly typescript: boolean;
 }
 
-/** Every ```ts block of a Markdown text. */
+/** Every ```ts block of a Markdown text, and every block of another language below a file marker. */
 function snippetsOf(document: string, text: string): Snippet[] {
   const lines = text.split('\n');
   const snippets: Snippet[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] as string)) continue;
+    const language = /^```(\w+)\s*$/.exec(lines[i] as string)?.[1];
+    if (language === undefined) continue;
     // The marker goes right above the fence, or with one blank line between.
     const above = lines[i - 1] === '' ? lines[i - 2] : lines[i - 1];
     const file = /^<!-- file: (\S+) -->$/.exec(above ?? '')?.[1];
     const start = i + 1;
     let end = start;
     while (end < lines.length && lines[end] !== '```') end++;
-    assert.ok(end < lines.length, `${document}:${start}: a \`\`\`ts block is never closed`);
-    snippets.push({ document, line: start + 1, code: lines.slice(start, end).join('\n'), file });
+    assert.ok(
+      end < lines.length,
+      `${document}:${start}: a \`\`\`${language} block is never closed`,
+    );
+    const typescript = language === 'ts' || language === 'typescript';
+    if (typescript || file !== undefined) {
+      const code = lines.slice(start, end).join('\n');
+      snippets.push({ document, line: start + 1, code, file, typescript });
+    }
     i = end;
   }
   return snippets;
@@ -206,12 +220,15 @@ function typeCheck(snippets: readonly Snippet[]): string[] {
   });
 }
 
-/** A file as the README shows it: without its module comment and the blank lines after it. */
-function shownPart(text: string): string {
-  return text.replace(/^\/\*\*[\s\S]*?\*\/\s*/, '').trimEnd();
+/**
+ * A file as the documents show it: a TypeScript file without its module comment and the blank
+ * lines after it, any other file whole.
+ */
+function shownPart(file: string, text: string): string {
+  return (file.endsWith('.ts') ? text.replace(/^\/\*\*[\s\S]*?\*\/\s*/, '') : text).trimEnd();
 }
 
-const snippets = DOCUMENTS.flatMap((document) => {
+const blocks = DOCUMENTS.flatMap((document) => {
   let text: string;
   try {
     text = readFileSync(join(ROOT, document), 'utf8');
@@ -220,6 +237,7 @@ const snippets = DOCUMENTS.flatMap((document) => {
   }
   return snippetsOf(document, text);
 });
+const snippets = blocks.filter((block) => block.typescript);
 
 describe('the TypeScript snippets of README.md, DEVELOPMENT.md and docs/', () => {
   let errors: string[] = [];
@@ -233,6 +251,11 @@ describe('the TypeScript snippets of README.md, DEVELOPMENT.md and docs/', () =>
     assert.ok(snippets.some((snippet) => snippet.file === 'examples/postgres-shutdown.ts'));
   });
 
+  it("finds the Workers guide's configuration, as a file it shows", () => {
+    const config = 'examples/cloudflare-worker/wrangler.jsonc';
+    assert.ok(blocks.some((block) => block.file === config && !block.typescript));
+  });
+
   snippets.forEach((snippet, index) => {
     it(`${snippet.document} line ${snippet.line} compiles`, () => {
       assert.equal(
@@ -241,18 +264,15 @@ describe('the TypeScript snippets of README.md, DEVELOPMENT.md and docs/', () =>
         `the snippet at ${snippet.document}:${snippet.line}:\n${errors[index]}`,
       );
     });
-    const { file } = snippet;
-    if (file !== undefined) {
-      it(`${snippet.document} line ${snippet.line} is ${file}, as it is`, () => {
-        const text = readFileSync(join(ROOT, file), 'utf8');
-        assert.equal(
-          snippet.code.trimEnd(),
-          shownPart(text),
-          `${snippet.document}:${snippet.line}`,
-        );
-      });
-    }
   });
+
+  for (const { document, line, code, file } of blocks) {
+    if (file === undefined) continue;
+    it(`${document} line ${line} is ${file}, as it is`, () => {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      assert.equal(code.trimEnd(), shownPart(file, text), `${document}:${line}`);
+    });
+  }
 
   it('reports a snippet that does not compile, at its line', () => {
     const [broken] = typeCheck([
@@ -261,6 +281,7 @@ describe('the TypeScript snippets of README.md, DEVELOPMENT.md and docs/', () =>
         line: 40,
         code: "import { createPlantStore } from 'plant-store';\n\ncreatePlantStore({ verifier: 's3cr3t' });",
         file: undefined,
+        typescript: true,
       },
     ]);
     assert.match(broken ?? '', /^README\.md:42: TS2322: /m);

@@ -2,7 +2,8 @@
  * The cross-runtime run: `deno check lib/index.ts lib/testing.ts lib/client.ts`, then the
  * contract's case list and the client's checks on Node 20 (this Node, through tsx), Node 22 and
  * 24, Deno, Bun and Cloudflare's workerd (all five from `versions/`, see `binaries.ts`), one
- * after the other, and the conformance kit under `Deno.test` and `bun test`. `npm run test:runtimes [-- dist]`; the argument picks
+ * after the other, the Workers guide's project through wrangler (`wrangler.ts`), and the
+ * conformance kit under `Deno.test` and `bun test`. `npm run test:runtimes [-- dist]`; the argument picks
  * the library (`lib`, the default, or the built `dist`). Everything runs from what `npm ci`
  * installed: nothing is downloaded. Exits 1 when any run fails.
  *
@@ -49,6 +50,12 @@ const runs: Array<{ label: string; command: string; args: string[] }> = [
     label: 'Cloudflare workerd',
     command: process.execPath,
     args: ['--import', 'tsx', 'test/runtimes/workerd.ts', which],
+  },
+  // The Workers guide's project through wrangler itself, on Node 24: types, deploy's bundle, dev.
+  {
+    label: 'Cloudflare wrangler (the Workers guide)',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'test/runtimes/wrangler.ts', which],
   },
   // plant-store/testing's register helpers in each runtime's own runner (on lib/).
   {

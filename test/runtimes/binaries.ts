@@ -1,6 +1,6 @@
 /**
  * Where the runtimes the cross-runtime run uses are, besides the Node that runs this file: Node
- * 22 and 24, Deno, Bun and workerd, all from the runtimes' own package (`versions/`, installed by
+ * 22 and 24, Deno, Bun, workerd and wrangler, all from the runtimes' own package (`versions/`, installed by
  * `npm run install:runtimes`), never from the main install.
  *
  * @module
@@ -19,6 +19,8 @@ export const runtimeBinaries = {
   bun: `${VERSIONS}bun/bin/bun.exe`,
   // The binary the workerd package's optional platform package ships (no install script needed).
   workerd: `${VERSIONS}@cloudflare/workerd-linux-64/bin/workerd`,
+  // Run on Node 24: wrangler 4 needs Node 22.12 or later.
+  wrangler: `${VERSIONS}wrangler/bin/wrangler.js`,
 } as const;
 
 /** The name of one of the runtimes besides the system Node. */

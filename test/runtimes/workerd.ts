@@ -3,15 +3,17 @@
  * npm, in `versions/`), run from Node. Each Worker of `workerd/` is bundled with esbuild against
  * the library under test (`lib` or `dist`), one as `export default { fetch }` and one as a Hono
  * app; each runs the cases directly, then over real HTTP through workerd's own socket. Then
- * `examples/cloudflare-worker.ts`, built without Node compatibility, creates plants with ids
- * 2^63-1 and 2^63-2 through the client from here. `node --import tsx test/runtimes/workerd.ts
+ * the Workers guide's Worker (`examples/cloudflare-worker/src/index.ts`), on the guide's
+ * compatibility date and on one without Node compatibility, creates plants with ids 2^63-1 and
+ * 2^63-2 through the client from here. (`wrangler.ts` runs the guide's project through wrangler
+ * itself.) `node --import tsx test/runtimes/workerd.ts
  * [lib|dist]`; exits 1 when anything fails.
  *
  * @module
  */
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import pg from 'pg';
+import ts from 'typescript';
 import { createPlantClient, PlantClientError } from '../../lib/client.ts';
 import { ensurePlantTable } from '../../lib/postgres.ts';
 import { runtimeBinary } from './binaries.ts';
@@ -27,8 +30,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const which = process.argv[2] ?? 'lib';
 if (which !== 'lib' && which !== 'dist') throw new TypeError(`'lib' or 'dist', not ${which}`);
 const TOKEN = 'workerd-example-token';
-/** The compatibility date the Workers run at: a fixed one, so a new workerd changes nothing. */
-const COMPATIBILITY_DATE = '2026-11-01';
+/** The compatibility date the Workers run at: the Workers guide's, from its wrangler.jsonc. */
+const COMPATIBILITY_DATE = (() => {
+  const file = join(root, 'examples', 'cloudflare-worker', 'wrangler.jsonc');
+  const { config } = ts.parseConfigFileTextToJson(file, readFileSync(file, 'utf8'));
+  return (config as { compatibility_date: string }).compatibility_date;
+})();
 /** An older date, before Node compatibility became the default: no `process`, numeric timers. */
 const BARE_COMPATIBILITY_DATE = '2024-09-23';
 const RUN_TIMEOUT_MS = 300_000;
@@ -238,7 +245,7 @@ const workers: WorkerSpec[] = [
 const bundles = [
   bundle('test/runtimes/workerd/worker.ts', join(dir, 'plain.js')),
   bundle('test/runtimes/workerd/hono-worker.ts', join(dir, 'hono.js')),
-  bundle('examples/cloudflare-worker.ts', join(dir, 'example.js')),
+  bundle('examples/cloudflare-worker/src/index.ts', join(dir, 'example.js')),
 ];
 if (admin !== undefined && databaseUrl !== undefined) {
   await admin.query(`CREATE SCHEMA "${schema}"`);

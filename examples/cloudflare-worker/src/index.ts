@@ -1,10 +1,10 @@
 /**
  * plant-store as a Cloudflare Worker: `store.fetch` is the Worker's `fetch` as it is. The token
- * is the Worker's `API_TOKEN` secret (`wrangler secret put API_TOKEN`). Plants are kept in
- * memory, per isolate: for anything but a demo, hand the store a repository over storage that
- * outlives the isolate.
+ * is the Worker's `API_TOKEN` secret. Plants are kept in memory, per isolate: for anything but a
+ * demo, hand the store a repository over storage that outlives the isolate.
  *
- * `wrangler dev examples/cloudflare-worker.ts` (or `workerd serve` with a config naming it).
+ * The Workers guide (docs/workers.md) shows this file and the `wrangler.jsonc` beside it, which
+ * CI runs with `wrangler dev` and checks with `plant-store conform`.
  *
  * @module
  */
@@ -13,5 +13,4 @@ import { env } from 'cloudflare:workers';
 import { createPlantStore, createStaticTokenVerifier } from 'plant-store';
 
 const store = createPlantStore({ verifier: createStaticTokenVerifier([env.API_TOKEN]) });
-
 export default { fetch: store.fetch };
