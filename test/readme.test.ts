@@ -118,6 +118,8 @@ declare module 'vitest' {
 declare module '@jest/globals' {
   export const it: RegisteredTest;
 }
+// As \`wrangler types\` declares it for the Workers guide's secrets (test/runtimes/wrangler.ts
+// checks the guide's Worker against the real one), DATABASE_URL as its PostgreSQL recipe adds.
 declare module 'cloudflare:workers' {
   export const env: { readonly API_TOKEN: string; readonly DATABASE_URL: string };
 }
