@@ -228,6 +228,7 @@ async function check(name: string, body: () => Promise<string | void>): Promise<
 const overall = setTimeout(() => {
   console.log(`not ok - the run took over ${RUN_MS / 1000} s`);
   for (const child of running) child.kill();
+  rmSync(dir, { recursive: true, force: true });
   process.exit(1);
 }, RUN_MS);
 
