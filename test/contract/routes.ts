@@ -145,27 +145,30 @@ export const routeCases = defineCases('fetch', (it) => {
         headers: { authorization, 'content-type': 'application/json' },
         body,
       });
-    const answers: Array<[string, Handler, Request]> = [
-      ['a create', store.fetch, create(json({ id: 1, name: 'a' }))],
+    const answers: Array<[string, Handler, Request, number]> = [
+      ['a create', store.fetch, create(json({ id: 1, name: 'a' })), 200],
       [
         'a replay, by handleCreatePlant',
         store.handleCreatePlant,
         create(json({ id: 1, name: 'a' })),
+        200,
       ],
-      ['a conflict', store.fetch, create(json({ id: 1, name: 'b' }))],
-      ['no token', store.fetch, create('{}', '')],
-      ['GET /plants', store.fetch, new Request('http://localhost/plants')],
-      ['an unknown path', store.fetch, new Request('http://localhost/nothing')],
-      ['the document', store.fetch, new Request('http://localhost/openapi.json')],
+      ['a conflict', store.fetch, create(json({ id: 1, name: 'b' })), 409],
+      ['no token', store.fetch, create('{}', ''), 401],
+      ['GET /plants', store.fetch, new Request('http://localhost/plants'), 405],
+      ['an unknown path', store.fetch, new Request('http://localhost/nothing'), 404],
+      ['the document', store.fetch, new Request('http://localhost/openapi.json'), 200],
       [
         'HEAD of the document',
         store.fetch,
         new Request('http://localhost/openapi.json', { method: 'HEAD' }),
+        200,
       ],
       [
         'POST /openapi.json',
         store.fetch,
         new Request('http://localhost/openapi.json', { method: 'POST', body: '{}' }),
+        405,
       ],
       [
         'a preflight',
@@ -174,6 +177,7 @@ export const routeCases = defineCases('fetch', (it) => {
           method: 'OPTIONS',
           headers: { origin: APP, 'access-control-request-method': 'POST' },
         }),
+        204,
       ],
     ];
     // Node, Deno and Bun date what they send, so there the store adds nothing; workerd does not.
@@ -181,9 +185,10 @@ export const routeCases = defineCases('fetch', (it) => {
     // Bun.serve sends no Date with a bodiless answer, a HEAD's included
     // (https://github.com/oven-sh/bun/issues/27512).
     const headUndated = t.overHttp && 'Bun' in globalThis;
-    for (const [what, handler, request] of answers) {
+    for (const [what, handler, request, status] of answers) {
       const response = await t.deliver(handler, request);
       await response.arrayBuffer();
+      assert.equal(response.status, status, what);
       const date = response.headers.get('date');
       if (!dated) {
         assert.equal(date, null, `${what}: the store leaves the Date to its host`);
