@@ -28,7 +28,7 @@ async function idleClient(port: number): Promise<RawClient> {
 }
 
 /** The `Connection` header of each answer received, in order. */
-function connectionHeaders(client: RawClient): (string | null)[] {
+function connectionHeaders(client: RawClient): (string | undefined)[] {
   return splitResponses(client.text()).map((text) =>
     parseRawResponse(text).headers.get('connection'),
   );
