@@ -33,6 +33,11 @@ describe('plant-store/client through a PostgreSQL failover', () => {
     { skip: failoverUnavailable() ?? false, timeout: 90_000 },
     async (t) => {
       const cluster = await startPgFailover();
+      // Every way out stops the callers first, a failure included (t.signal fires when an
+      // uncaught error fails the test): callers left creating would hold the process for ever.
+      const load = new AbortController();
+      t.signal.addEventListener('abort', () => load.abort());
+      let callers: Array<Promise<void>> = [];
       try {
         const server = startCli(
           {
@@ -71,14 +76,18 @@ describe('plant-store/client through a PostgreSQL failover', () => {
         const failures: unknown[] = [];
         let next = TOP;
         let stopping = false;
-        const callers = Array.from({ length: CALLERS }, async () => {
-          while (!stopping) {
+        callers = Array.from({ length: CALLERS }, async () => {
+          while (!stopping && !load.signal.aborted) {
             const id = next--;
             try {
-              const plant = await client.createPlant({ id, name: `plant ${id}` });
+              const plant = await client.createPlant(
+                { id, name: `plant ${id}` },
+                { signal: load.signal },
+              );
               assert.deepEqual(plant, { name: `plant ${id}` });
               stored.push(id);
             } catch (error) {
+              if (load.signal.aborted) return;
               failures.push(error);
             }
           }
@@ -86,7 +95,10 @@ describe('plant-store/client through a PostgreSQL failover', () => {
         const until = async (what: string, check: () => boolean) =>
           withDeadline(
             (async () => {
-              while (!check()) await sleep(25);
+              while (!check()) {
+                load.signal.throwIfAborted();
+                await sleep(25);
+              }
             })(),
             what,
             20_000,
@@ -116,7 +128,13 @@ describe('plant-store/client through a PostgreSQL failover', () => {
           await promoted.end();
         }
       } finally {
-        await cluster.close();
+        load.abort();
+        for (const child of children) child.kill();
+        try {
+          await withDeadline(Promise.all(callers), 'the callers to stop', 5_000);
+        } finally {
+          await cluster.close();
+        }
       }
     },
   );

@@ -32,6 +32,17 @@ interface Answer {
 
 const plantOf = (id: number) => ({ name: `plant ${id}`, tag: id % 2 === 0 ? 'even' : undefined });
 
+/** A request to the server that failed, with what the server shows: whether it runs, its stderr. */
+function serverFailed(child: Child, what: string, error: Error): Error {
+  const { exitCode, signalCode } = child.process;
+  const state =
+    exitCode === null && signalCode === null ? 'runs' : `exited (${exitCode ?? signalCode})`;
+  return new Error(
+    `${what}: ${error.message}; the server ${state}; its stderr ends: ${child.stderr().slice(-1_000)}`,
+    { cause: error },
+  );
+}
+
 describe('the standalone server on PostgreSQL through a failover', () => {
   const children: Child[] = [];
   after(() => {
@@ -47,6 +58,11 @@ describe('the standalone server on PostgreSQL through a failover', () => {
       { skip: failoverUnavailable() ?? false, timeout: 90_000 },
       async (t) => {
         const cluster = await startPgFailover();
+        // Every way out stops the load first, a failure included (t.signal fires when an
+        // uncaught error fails the test): clients left creating would hold the process for ever.
+        const load = new AbortController();
+        t.signal.addEventListener('abort', () => load.abort());
+        let workers: Array<Promise<void>> = [];
         try {
           const adminPort = await freePort();
           const child = startCli(
@@ -71,7 +87,7 @@ describe('the standalone server on PostgreSQL through a failover', () => {
               get(`${admin}/readyz`, { agent: false }, (response) => {
                 response.resume();
                 resolve(response.statusCode ?? 0);
-              }).on('error', reject);
+              }).on('error', (error) => reject(serverFailed(child, 'GET /readyz', error)));
             });
 
           const answers: Answer[] = [];
@@ -79,20 +95,22 @@ describe('the standalone server on PostgreSQL through a failover', () => {
           let stopping = false;
           // Twenty clients, each creating one plant after another; one that hears 503 backs off a
           // little, as a client honouring Retry-After would, only shorter.
-          const workers = Array.from({ length: WORKERS }, async () => {
-            while (!stopping) {
+          workers = Array.from({ length: WORKERS }, async () => {
+            while (!stopping && !load.signal.aborted) {
               const id = nextId++;
               try {
-                const response = await postPlant(url, TOKEN, { id, ...plantOf(id) }, 20_000);
+                const body = { id, ...plantOf(id) };
+                const response = await postPlant(url, TOKEN, body, 20_000, load.signal);
                 const retryAfter = response.headers.get('retry-after');
                 await assertMatchesOpenApi(response);
                 answers.push({ id, status: response.status, retryAfter, at: Date.now() });
-                if (response.status !== 200) await sleep(50);
+                if (response.status === 200) continue;
               } catch (error) {
+                if (load.signal.aborted) return;
                 // Status 0: no answer, or one outside the OpenAPI document; asserted below.
                 answers.push({ id, status: 0, retryAfter: null, at: Date.now(), error });
-                await sleep(50);
               }
+              await sleep(50);
             }
           });
           const answered = (status: number, since = 0) =>
@@ -104,7 +122,10 @@ describe('the standalone server on PostgreSQL through a failover', () => {
           ) => {
             await withDeadline(
               (async () => {
-                while (!(await check())) await sleep(25);
+                while (!(await check())) {
+                  load.signal.throwIfAborted();
+                  await sleep(25);
+                }
               })(),
               what,
               ms,
@@ -208,8 +229,13 @@ describe('the standalone server on PostgreSQL through a failover', () => {
           }
           assert.doesNotMatch(metrics, /status="500"/);
         } finally {
+          load.abort();
           for (const child of children) child.kill();
-          await cluster.close();
+          try {
+            await withDeadline(Promise.all(workers), 'the clients to stop', 5_000);
+          } finally {
+            await cluster.close();
+          }
         }
       },
     );

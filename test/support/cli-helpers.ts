@@ -45,18 +45,23 @@ export function startCli(
   return child;
 }
 
-/** `POST /plants` with a bearer token and a JSON body, raced against a deadline. */
+/**
+ * `POST /plants` with a bearer token and a JSON body, raced against a deadline; `signal` aborts
+ * it, as a load that stops does.
+ */
 export function postPlant(
   url: string,
   token: string,
   body: unknown,
   deadlineMs?: number,
+  signal?: AbortSignal,
 ): Promise<Response> {
   return withDeadline(
     fetch(`${url}/plants`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: typeof body === 'string' ? body : JSON.stringify(body),
+      signal,
     }),
     `POST ${url}/plants`,
     deadlineMs,

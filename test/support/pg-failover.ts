@@ -242,6 +242,9 @@ export async function startPgFailover(): Promise<PgFailover> {
 /** The rows of one query on a connection of its own. */
 async function queryOnce(url: string, text: string): Promise<Array<Record<string, unknown>>> {
   const client = new pg.Client({ connectionString: url });
+  // A broken socket also rejects the connect or query in flight; unheard, the event would end
+  // the test's process instead of counting as "not yet" in `until`.
+  client.on('error', () => {});
   await client.connect();
   try {
     return (await client.query(text)).rows;
