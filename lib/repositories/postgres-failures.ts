@@ -6,9 +6,20 @@ import { sqlState } from './postgres-shared.ts';
 
 export type Failure = 'data' | 'unavailable' | 'other';
 
-// pg's errors for a connection that broke, never came or went silent have no SQLSTATE, only text.
+// pg's errors for a connection that broke, never came, went silent or was closed (by the host,
+// shutting down) have no SQLSTATE, only text.
 const CONNECTION_LOST =
-  /^(?:Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|timeout expired|Query read timeout)/;
+  /^(?:Connection terminated|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end on the pool|timeout exceeded when trying to connect|timeout expired|Query read timeout)/;
+
+/**
+ * A statement the server cancelled: it ran past `statement_timeout` (or was cancelled) or waited
+ * past `lock_timeout`. The database is up but too busy to answer in time, and the connection is
+ * sound.
+ */
+export function isCancelled(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === '57014' || state === '55P03';
+}
 
 /** Classes 22 and 23 are the data; 25006 (read-only) is a standby, so unavailable too. */
 export function failureOf(error: unknown): Failure {
@@ -22,7 +33,13 @@ export function failureOf(error: unknown): Failure {
   }
   const kind = state.slice(0, 2);
   if (kind === '22' || kind === '23') return 'data';
-  if (kind === '08' || kind === '53' || state.startsWith('57P') || state === '25006') {
+  if (
+    kind === '08' ||
+    kind === '53' ||
+    state.startsWith('57P') ||
+    state === '25006' ||
+    isCancelled(error)
+  ) {
     return 'unavailable';
   }
   return 'other';

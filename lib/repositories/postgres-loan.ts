@@ -1,7 +1,7 @@
 // A connection is borrowed per batch, so that creates aborted during the pool's wait are not
-// sent, and given back closed when it may be broken.
+// sent, and given back closed when it may be broken. A lone connection is heard, never lent.
 
-import { failureOf } from './postgres-failures.ts';
+import { failureOf, isCancelled } from './postgres-failures.ts';
 import {
   type PostgresClient,
   type PostgresPool,
@@ -12,6 +12,33 @@ import {
 export function isPool(client: PostgresClient): client is PostgresPool {
   const pool = client as Partial<PostgresPool>;
   return typeof pool.connect === 'function' && typeof pool.waitingCount === 'number';
+}
+
+/** One connection of its own, a `pg` `Client` (or one a pool lent): `connect` and `on`, no pool. */
+interface LoneConnection extends PostgresClient {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+export function isLoneConnection(client: PostgresClient): client is LoneConnection {
+  const connection = client as Partial<LoneConnection> & { connect?: unknown };
+  return (
+    !isPool(client) &&
+    typeof connection.connect === 'function' &&
+    typeof connection.on === 'function'
+  );
+}
+
+const heard = new WeakSet<object>();
+
+/**
+ * Listens to a lone connection's `'error'`, once however many repositories share it: unheard,
+ * a dropped connection would end the process. Its statements fail with the error too, and later
+ * ones with pg's "not queryable", so the creates report it.
+ */
+export function hearErrors(connection: LoneConnection): void {
+  if (heard.has(connection)) return;
+  heard.add(connection);
+  connection.on('error', () => {});
 }
 
 export async function onLoan(
@@ -38,8 +65,13 @@ export async function onLoan(
 
 /** What a lent connection goes back with: nothing to keep it, an error to have it closed. */
 function brokenBy(failure: unknown): Error | true | undefined {
-  // Kept after an error the server answered on it that says nothing of the connection.
-  if (failure === undefined || (sqlState(failure) !== '' && failureOf(failure) !== 'unavailable')) {
+  // Kept after an error the server answered on it that says nothing of the connection: a bad
+  // row, or a statement it cancelled (a lock storm would otherwise close every connection).
+  if (
+    failure === undefined ||
+    isCancelled(failure) ||
+    (sqlState(failure) !== '' && failureOf(failure) !== 'unavailable')
+  ) {
     return undefined;
   }
   return failure instanceof Error ? failure : true;

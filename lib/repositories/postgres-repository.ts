@@ -5,6 +5,7 @@ import type {
   PlantRepositoryContext,
 } from '../types.ts';
 import { CreateBatches } from './postgres-batches.ts';
+import { hearErrors, isLoneConnection } from './postgres-loan.ts';
 import {
   assertClient,
   type PostgresClient,
@@ -23,7 +24,8 @@ export interface CreatePostgresRepositoryOptions extends PostgresTableOptions {
   readonly maxBatchSize?: number | undefined;
   /**
    * The most statements in flight at once, from 1 to 1,000; keep it at or below the pool's size.
-   * @default 4
+   * A lone `pg` `Client` runs one statement at a time: with it, only 1.
+   * @default 4 (1 with a lone `Client`)
    */
   readonly maxInFlight?: number | undefined;
   /**
@@ -53,14 +55,20 @@ const MAX_MAX_IN_FLIGHT = 1_000;
  *
  * A create is sent at once while fewer than `maxInFlight` statements are in flight; the creates
  * that arrive meanwhile share the next statement, up to `maxBatchSize`, each keeping its exact
- * outcome. Ids stay exact over the whole int64 range. When the database is unavailable, creates
+ * outcome. Ids stay exact over the whole int64 range. When the database is unavailable (down,
+ * a standby, out of connections, or too busy: `statement_timeout`, `lock_timeout`), creates
  * reject with `ERR_STORE_UNAVAILABLE` (`503`). A fired signal stops a create that is not yet
  * sent; a query already sent is not cancelled, so bound it with `statement_timeout`.
+ *
+ * A lone `pg` `Client` gets one statement in flight at a time, and its `'error'` is listened to:
+ * once its connection drops, every create is `ERR_STORE_UNAVAILABLE`, since a `Client` never
+ * reconnects. A long-running server wants a `Pool`.
  *
  * @param client A `pg` `Pool` (recommended), a `pg` `Client`, PGlite, or any `PostgresClient`.
  * @param options Where the table is, the batch bounds and `prepare`.
  * @returns The repository.
- * @throws {TypeError} When `client` has no `query` method, or an option is unknown or invalid.
+ * @throws {TypeError} When `client` has no `query` method, an option is unknown or invalid, or
+ * `maxInFlight` is above 1 for a lone `Client`.
  * @example
  * ```ts
  * import pg from 'pg';
@@ -105,12 +113,23 @@ export function createPostgresRepository(
     DEFAULT_MAX_BATCH_SIZE,
     MAX_MAX_BATCH_SIZE,
   );
+  // One connection runs one statement at a time: more would queue inside the driver, where a
+  // create whose deadline passed could no longer be held back (and pg deprecates that queue).
+  const lone = isLoneConnection(client);
   const maxInFlight = integerOption(
     options,
     'maxInFlight',
-    DEFAULT_MAX_IN_FLIGHT,
+    lone ? 1 : DEFAULT_MAX_IN_FLIGHT,
     MAX_MAX_IN_FLIGHT,
   );
+  if (lone) {
+    if (maxInFlight > 1) {
+      throw new TypeError(
+        'createPostgresRepository: a lone pg Client runs one statement at a time, so option maxInFlight must be 1 with it; pass a Pool for more',
+      );
+    }
+    hearErrors(client);
+  }
   const batches = new CreateBatches(client, table, { maxBatchSize, maxInFlight, prepare });
   return {
     create: (plant, context) => batches.create(plant, context?.signal),

@@ -159,7 +159,7 @@ if (hasServer) {
       for (const reason of reasons.slice(1)) assert.equal(reason, shared, 'one error per batch');
     });
 
-    it('fails the batch with the driver error, sending it once, when statement_timeout cancels it', async (t) => {
+    it('fails the batch as unavailable, sending it once, when statement_timeout cancels it', async (t) => {
       const { pool, table } = await serverTable(t, 4);
       const slow = poolFor(t, 4, '-c statement_timeout=300');
       // An open transaction holds id 15: the batch that inserts it waits, then is cancelled.
@@ -178,7 +178,8 @@ if (hasServer) {
           [1, 10],
         );
         const reasons = outcomes.slice(1).map(reasonOf);
-        assert.equal((reasons[0] as { code?: string }).code, '57014');
+        assertUnavailable(reasons[0], (reasons[0] as Error).cause);
+        assert.equal(((reasons[0] as Error).cause as { code?: string }).code, '57014');
         for (const reason of reasons) assert.equal(reason, reasons[0]);
       } finally {
         await holder.end();
@@ -243,6 +244,17 @@ const UNAVAILABLE: Array<[string, () => unknown]> = [
     () => Object.assign(new Error(`server said ${code}`), { code }),
   ]),
   [
+    'statement_timeout (57014)',
+    () =>
+      Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }),
+  ],
+  [
+    'lock_timeout (55P03)',
+    () => Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }),
+  ],
+  ['a client that was closed', () => new Error('Client was closed and is not queryable')],
+  ['a pool that was ended', () => new Error('Cannot use a pool after calling end on the pool')],
+  [
     'a refused socket',
     () =>
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
@@ -265,7 +277,6 @@ const OTHER: Array<[string, () => unknown]> = [
   ['a numeric code', () => Object.assign(new Error('odd'), { code: 42 })],
   ['a code that is no SQLSTATE', () => Object.assign(new Error('odd'), { code: 'E_ODD_ONE' })],
   ['a missing table', () => Object.assign(new Error('no relation'), { code: '42P01' })],
-  ['statement_timeout', () => Object.assign(new Error('canceled'), { code: '57014' })],
   ['a serialization failure', () => Object.assign(new Error('retry'), { code: '40001' })],
   ['a value that is no Error', () => 'a string'],
 ];
