@@ -1,5 +1,5 @@
 // A connection is borrowed per batch, so that creates aborted during the pool's wait are not
-// sent, and given back closed when it may be broken. A lone connection is heard, never lent.
+// sent, and given back closed when it may be broken. Every connection is heard from the start.
 
 import { failureOf, isCancelled } from './postgres-failures.ts';
 import {
@@ -31,14 +31,30 @@ export function isLoneConnection(client: PostgresClient): client is LoneConnecti
 const heard = new WeakSet<object>();
 
 /**
- * Listens to a lone connection's `'error'`, once however many repositories share it: unheard,
- * a dropped connection would end the process. Its statements fail with the error too, and later
- * ones with pg's "not queryable", so the creates report it.
+ * Listens to a connection's `'error'` for its life, once however many repositories share it:
+ * unheard, a dropped connection would end the process. Its statements fail with the error too,
+ * and later ones with pg's "not queryable", so the creates report it.
  */
 export function hearErrors(connection: LoneConnection): void {
   if (heard.has(connection)) return;
   heard.add(connection);
   connection.on('error', () => {});
+}
+
+/**
+ * Hears every connection a `pg` `Pool` makes from the moment it is made. The pool lends a new
+ * one through a promise, and a server that ends it in the packet that finished it (a shutdown)
+ * has it emit `'error'` before the borrower can listen.
+ */
+export function hearNewConnections(pool: PostgresPool): void {
+  const emitter = pool as PostgresPool & {
+    on?: (event: 'connect', listener: (connection: LoneConnection) => void) => unknown;
+  };
+  if (typeof emitter.on !== 'function' || heard.has(pool)) return;
+  heard.add(pool);
+  emitter.on('connect', (connection) => {
+    if (typeof connection?.on === 'function') hearErrors(connection);
+  });
 }
 
 export async function onLoan(

@@ -5,7 +5,7 @@ import type {
   PlantRepositoryContext,
 } from '../types.ts';
 import { CreateBatches } from './postgres-batches.ts';
-import { hearErrors, isLoneConnection } from './postgres-loan.ts';
+import { hearErrors, hearNewConnections, isLoneConnection, isPool } from './postgres-loan.ts';
 import {
   assertClient,
   type PostgresClient,
@@ -129,6 +129,8 @@ export function createPostgresRepository(
       );
     }
     hearErrors(client);
+  } else if (isPool(client)) {
+    hearNewConnections(client);
   }
   const batches = new CreateBatches(client, table, { maxBatchSize, maxInFlight, prepare });
   return {

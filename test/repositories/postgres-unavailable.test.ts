@@ -7,6 +7,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -173,6 +174,72 @@ if (hasServer) {
     });
   });
 }
+
+/**
+ * A server that speaks just enough of PostgreSQL's protocol to finish a connection's start-up,
+ * then ends it in the same packet, as a server shutting down can: AuthenticationOk,
+ * ReadyForQuery and a FATAL 57P01 ErrorResponse in one write.
+ */
+async function serverThatEndsNewConnections(): Promise<{ port: number; close(): Promise<void> }> {
+  const message = (type: string, body: Buffer) => {
+    const head = Buffer.alloc(5);
+    head.write(type, 0, 'latin1');
+    head.writeInt32BE(body.length + 4, 1);
+    return Buffer.concat([head, body]);
+  };
+  const fields = [
+    'SFATAL',
+    'VFATAL',
+    'C57P01',
+    'Mterminating connection due to administrator command',
+  ];
+  const packet = Buffer.concat([
+    message('R', Buffer.from([0, 0, 0, 0])),
+    message('Z', Buffer.from('I')),
+    message('E', Buffer.from(`${fields.join('\0')}\0\0`, 'latin1')),
+  ]);
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    // The start-up message is the first thing a client sends; whatever it holds, answer once.
+    socket.once('data', () => socket.end(packet));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('createPostgresRepository on a pg Pool', () => {
+  it('answers 503 with Retry-After, and the process goes on, when the server ends a new connection in the packet that finished it', async (t) => {
+    // pg lends a new connection through a promise: its 'error' came before any listener could.
+    const server = await serverThatEndsNewConnections();
+    t.after(() => server.close());
+    const pool = new pg.Pool({ host: '127.0.0.1', port: server.port, user: 'u', database: 'd' });
+    pool.on('error', () => {});
+    t.after(() => pool.end());
+    const reported: unknown[] = [];
+    const store = createPlantStore({
+      repository: createPostgresRepository(pool),
+      verifier,
+      onError: (error) => reported.push(error),
+    });
+    for (let id = 1; id <= 3; id++) {
+      const response = await withDeadline(
+        store.fetch(post(`{"id": ${id}, "name": "a"}`)),
+        'the answer',
+      );
+      await assertUnavailable(response);
+    }
+    assert.equal(reported.length, 3);
+  });
+});
 
 describe('createPostgresRepository', () => {
   it('throws a TypeError naming Pool when maxInFlight is above 1 for a lone pg Client', () => {
