@@ -13,6 +13,7 @@ export {
   DEFAULT_MAX_BATCH_SIZE,
   DEFAULT_MAX_IN_FLIGHT,
 } from './repositories/postgres-repository.ts';
+export { DEFAULT_TABLE } from './repositories/postgres-shared.ts';
 export type {
   PostgresClient,
   PostgresPool,

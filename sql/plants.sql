@@ -4,7 +4,8 @@
 -- The name is the repository's default, `plants`, in the connection's search_path. If you pass
 -- createPostgresRepository and ensurePlantTable another `table` (or a `schema`), write that name
 -- here instead, double-quoted as they quote it: { table: 'Plants', schema: 'garden' } is
--- "garden"."Plants". The standalone server always uses `plants` in the search_path.
+-- "garden"."Plants". The standalone server uses the table PLANT_STORE_TABLE names (default
+-- `plants`) in the search_path.
 CREATE TABLE IF NOT EXISTS plants (
   id bigint PRIMARY KEY,
   name text NOT NULL,

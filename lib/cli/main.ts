@@ -152,9 +152,11 @@ if (settings.admin !== undefined && metrics !== undefined) {
 if (auth.generatedToken !== undefined) {
   process.stderr.write(`plant-store token: ${auth.generatedToken}\n`);
 }
+// The API's URL, under its base path: where /plants and /docs answer.
+const apiUrl = `${handle.url}${settings.location.basePath}`;
 log.info('started', {
   version: packageVersion(),
-  url: handle.url,
+  url: apiUrl,
   storage: storage.description,
   auth: auth.mode,
   cors: settings.cors === undefined ? 'off' : settings.cors.origins,
@@ -179,4 +181,4 @@ if (handle.maxConnections < limits.maxConnections) {
   );
 }
 log.flush();
-stdout.write(`plant-store listening on ${handle.url}\n`);
+stdout.write(`plant-store listening on ${apiUrl}\n`);

@@ -8,6 +8,7 @@
 
 import { originProblem } from '../cors/allowed-origins.ts';
 import { B64TOKEN } from '../operation/bearer-token.ts';
+import { identifierProblem } from '../guards/postgres-identifier.ts';
 import { checkBasePath, publicUrlProblem } from '../store/api-location.ts';
 
 /** A value read, or the one line the server prints before it exits 2. */
@@ -95,6 +96,12 @@ export const postgresUrl = asGiven((raw, name) =>
     ? undefined
     : `${name} must be a postgres:// or postgresql:// URL`,
 );
+
+/** A table name as `ensurePlantTable` takes it: by the library's own rule, so the two agree. */
+export const tableName = asGiven((raw, name) => {
+  const problem = identifierProblem(raw);
+  return problem === undefined ? undefined : `${name} ${problem}`;
+});
 
 // No credentials: fetch refuses them, with the password in its message.
 export const jwksUrl = asGiven((raw, name) => {

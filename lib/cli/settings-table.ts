@@ -12,7 +12,7 @@ import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../node.ts';
-import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_IN_FLIGHT } from '../postgres.ts';
+import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_IN_FLIGHT, DEFAULT_TABLE } from '../postgres.ts';
 import {
   basePath,
   corsOrigins,
@@ -26,6 +26,7 @@ import {
   publicUrl,
   type Read,
   type Reader,
+  tableName,
   text,
   tokens,
 } from './setting-readers.ts';
@@ -82,6 +83,11 @@ export const SETTINGS = {
     read: postgresUrl,
     help: 'postgres:// URL: plants in PostgreSQL',
     whenUnset: 'in memory',
+  },
+  PLANT_STORE_TABLE: {
+    read: tableName,
+    help: 'the PostgreSQL table plants are kept in, in the search_path: created if missing, else checked',
+    default: DEFAULT_TABLE,
   },
   PLANT_STORE_CORS_ORIGINS: {
     read: corsOrigins,

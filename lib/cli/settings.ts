@@ -37,7 +37,8 @@ export interface JwtAuthSettings {
 }
 
 export type StorageSettings =
-  { readonly kind: 'memory' } | { readonly kind: 'postgres'; readonly url: string };
+  | { readonly kind: 'memory' }
+  | { readonly kind: 'postgres'; readonly url: string; readonly table: string };
 
 export interface LocationSettings {
   readonly publicUrl: string | undefined;
@@ -149,6 +150,7 @@ function combinationProblem(env: SettingsEnv): string | undefined {
     return 'PLANT_STORE_ADMIN_HOST needs PLANT_STORE_ADMIN_PORT';
   }
   for (const name of [
+    'PLANT_STORE_TABLE',
     'PLANT_STORE_PG_POOL_MAX',
     'PLANT_STORE_PG_MAX_BATCH',
     'PLANT_STORE_PG_MAX_IN_FLIGHT',
@@ -169,7 +171,9 @@ function settingsOf(v: SettingValues): Settings {
     host: v.HOST,
     auth: authOf(v),
     storage:
-      v.DATABASE_URL === undefined ? { kind: 'memory' } : { kind: 'postgres', url: v.DATABASE_URL },
+      v.DATABASE_URL === undefined
+        ? { kind: 'memory' }
+        : { kind: 'postgres', url: v.DATABASE_URL, table: v.PLANT_STORE_TABLE },
     cors: v.PLANT_STORE_CORS_ORIGINS,
     location: {
       publicUrl,

@@ -55,7 +55,7 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
       description: maxPlants === undefined ? 'memory' : `memory (at most ${maxPlants} plants)`,
     };
   }
-  const url = settings.storage.url;
+  const { url, table } = settings.storage;
   let modules: PostgresModules;
   try {
     modules = await loadPostgres();
@@ -75,7 +75,7 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
   // An idle connection dropped: the pool replaces it. Unheard, the event would end the process.
   pool.on('error', (error) => log.error(error));
   try {
-    await postgres.ensurePlantTable(pool);
+    await postgres.ensurePlantTable(pool, { table });
   } catch (error) {
     // The driver's message only: never the URL, which may hold a password.
     fail(1, `cannot prepare the database: ${oneLine(error)}`);
@@ -83,6 +83,7 @@ export async function openStorage(settings: Settings, log: Logger): Promise<Stor
   const where = new URL(url);
   return {
     repository: postgres.createPostgresRepository(pool, {
+      table,
       maxBatchSize: settings.limits.pgMaxBatch,
       maxInFlight: settings.limits.pgMaxInFlight,
       prepare: settings.limits.pgPrepare,

@@ -1,4 +1,5 @@
 import { checkOptionNames } from '../guards/check-option-names.ts';
+import { identifierProblem } from '../guards/postgres-identifier.ts';
 
 /**
  * The driver the repository talks through, typed by shape: `pg`'s `Pool` and `Client`
@@ -69,10 +70,8 @@ export interface PostgresTableOptions {
   readonly schema?: string | undefined;
 }
 
-// PostgreSQL silently truncates longer names, which could make two configured names one table.
-const MAX_IDENTIFIER_BYTES = 63;
-
-const encoder = new TextEncoder();
+/** The table `createPostgresRepository` and `ensurePlantTable` use when `table` is unset. */
+export const DEFAULT_TABLE = 'plants';
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
@@ -103,7 +102,7 @@ export function qualifiedTableName(
   known: readonly string[] = ['table', 'schema'],
 ): string {
   checkOptionNames(caller, options, known);
-  const table = quoteIdentifier(options.table ?? 'plants', 'table', caller);
+  const table = quoteIdentifier(options.table ?? DEFAULT_TABLE, 'table', caller);
   return options.schema === undefined
     ? table
     : `${quoteIdentifier(options.schema, 'schema', caller)}.${table}`;
@@ -111,15 +110,7 @@ export function qualifiedTableName(
 
 /** Quotes an identifier the way PostgreSQL's `quote_ident` does: in `"`, with `"` doubled. */
 function quoteIdentifier(name: string, option: string, caller: string): string {
-  if (
-    typeof name !== 'string' ||
-    name === '' ||
-    name.includes('\0') ||
-    encoder.encode(name).length > MAX_IDENTIFIER_BYTES
-  ) {
-    throw new TypeError(
-      `${caller}: option ${option} must be a non-empty identifier of at most ${MAX_IDENTIFIER_BYTES} bytes without U+0000`,
-    );
-  }
+  const problem = identifierProblem(name);
+  if (problem !== undefined) throw new TypeError(`${caller}: option ${option} ${problem}`);
   return `"${name.replaceAll('"', '""')}"`;
 }

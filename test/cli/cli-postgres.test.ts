@@ -206,6 +206,72 @@ describe('plant-store CLI with DATABASE_URL', () => {
   );
 
   it(
+    'keeps plants in the table PLANT_STORE_TABLE names, quoted as given, and makes no plants table',
+    { skip: SKIP_NO_SERVER },
+    async () => {
+      const schema = await freshSchema();
+      // Quoted, so case, spaces, quotes and SQL are all part of the name, never run.
+      const table = 'Garden "Plants"; DROP TABLE x';
+      const quoted = `"${schema}"."${table.replaceAll('"', '""')}"`;
+      const first = await startServer(urlFor(schema), { PLANT_STORE_TABLE: table });
+      assert.equal((await create(first.url, { id: 7, name: 'Cactus' })).status, 200);
+      await stop(first.child);
+      // The second start finds the table and checks it: the plant is still there.
+      const second = await startServer(urlFor(schema), { PLANT_STORE_TABLE: table });
+      assert.equal((await create(second.url, { id: 7, name: 'Fern' })).status, 409);
+      await stop(second.child);
+      const { rows } = await (admin as pg.Pool).query(
+        `SELECT id::text AS id, name, to_regclass('"${schema}".plants') AS plants FROM ${quoted}`,
+      );
+      assert.deepEqual(rows, [{ id: '7', name: 'Cactus', plants: null }]);
+    },
+  );
+
+  it(
+    'exits 1 with one line naming the table and the column when the table PLANT_STORE_TABLE names cannot hold plants',
+    { skip: SKIP_NO_SERVER },
+    async () => {
+      const schema = await freshSchema();
+      await (admin as pg.Pool).query(
+        `CREATE TABLE "${schema}"."Herbs" (id integer PRIMARY KEY, name text NOT NULL, tag text)`,
+      );
+      const child = startCli(
+        {
+          PORT: '0',
+          PLANT_STORE_TOKENS: TOKEN,
+          DATABASE_URL: urlFor(schema),
+          PLANT_STORE_TABLE: 'Herbs',
+        },
+        children,
+      );
+      const stderr = await exitsWithOneLine(child, 1, 'a named table that cannot hold plants');
+      assert.equal(
+        stderr,
+        'plant-store: cannot prepare the database: plant-store/postgres: the table "Herbs" cannot hold plants: column id is integer; it must be bigint (int8)\n',
+      );
+    },
+  );
+
+  it('exits 2 with one line, before it connects, when PLANT_STORE_TABLE is no name PostgreSQL keeps whole or DATABASE_URL is unset', async () => {
+    // The database is unreachable: reaching for it would exit 1, not 2.
+    const database = { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' };
+    const cases: Array<[Record<string, string>, string]> = [
+      ...['', 'x'.repeat(64), '\u00e9'.repeat(32)].map(
+        (table): [Record<string, string>, string] => [
+          { ...database, PLANT_STORE_TABLE: table },
+          'PLANT_STORE_TABLE must be a non-empty identifier of at most 63 bytes without U+0000',
+        ],
+      ),
+      [{ PLANT_STORE_TABLE: 'plants' }, 'PLANT_STORE_TABLE needs DATABASE_URL'],
+    ];
+    await eachFewAtATime(cases, async ([env, message]) => {
+      const child = startCli({ PORT: '0', PLANT_STORE_TOKENS: TOKEN, ...env }, children);
+      const stderr = await exitsWithOneLine(child, 2, JSON.stringify(env));
+      assert.equal(stderr, `plant-store: ${message}\n`);
+    });
+  });
+
+  it(
     'lets exactly one of 50 concurrent creates of one id win across two servers on one database',
     {
       skip: SKIP_NO_SERVER,

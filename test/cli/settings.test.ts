@@ -116,8 +116,36 @@ describe('parseSettings', () => {
       'postgresql://user:pw@db.example.com/plants?sslmode=require',
       'postgres:///plants',
     ]) {
-      assert.deepEqual(settingsOf({ DATABASE_URL: url }).storage, { kind: 'postgres', url });
+      assert.deepEqual(settingsOf({ DATABASE_URL: url }).storage, {
+        kind: 'postgres',
+        url,
+        table: 'plants',
+      });
     }
+  });
+
+  it('reads PLANT_STORE_TABLE as given, and reports a name PostgreSQL would not keep whole', () => {
+    const url = 'postgres://db/x';
+    for (const table of [
+      'Plants',
+      ' spaced ',
+      'a"b; DROP TABLE c',
+      'x'.repeat(63),
+      'é'.repeat(31),
+    ]) {
+      assert.deepEqual(settingsOf({ DATABASE_URL: url, PLANT_STORE_TABLE: table }).storage, {
+        kind: 'postgres',
+        url,
+        table,
+      });
+    }
+    for (const table of ['', 'x'.repeat(64), 'é'.repeat(32)]) {
+      assert.equal(
+        errorOf({ DATABASE_URL: url, PLANT_STORE_TABLE: table }),
+        'PLANT_STORE_TABLE must be a non-empty identifier of at most 63 bytes without U+0000',
+      );
+    }
+    assert.equal(errorOf({ PLANT_STORE_TABLE: 'plants' }), 'PLANT_STORE_TABLE needs DATABASE_URL');
   });
 
   it('reports DATABASE_URL without echoing it when it is not a postgres URL', () => {

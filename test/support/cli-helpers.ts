@@ -10,8 +10,11 @@ import { type Child, spawnChild, withDeadline } from './node-helpers.ts';
 
 /** The repository root, where `lib/cli/main.ts` runs from. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The standalone server's readiness line; groups: the URL, the port. */
-export const READY = /^plant-store listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
+/**
+ * The standalone server's readiness line, which names the API's URL; groups: its origin, the
+ * port, and the base path when there is one (`/api`).
+ */
+export const READY = /^plant-store listening on (http:\/\/127\.0\.0\.1:(\d+))(\/\S+)?$/;
 /** How long `npm start` may take to be ready: it builds the package (tsc) before it serves. */
 export const NPM_START_MS = 90_000;
 
