@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { postPlant, READY, startCli } from '../support/cli-helpers.ts';
-import { type Child, freePort, withDeadline } from '../support/node-helpers.ts';
+import { type Child, withDeadline } from '../support/node-helpers.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 import { failoverUnavailable, startPgFailover } from '../support/pg-failover.ts';
 
@@ -64,14 +64,14 @@ describe('the standalone server on PostgreSQL through a failover', () => {
         t.signal.addEventListener('abort', () => load.abort());
         let workers: Array<Promise<void>> = [];
         try {
-          const adminPort = await freePort();
+          // Port 0 for both, which no other process can take first; the started line names them.
           const child = startCli(
             {
               PORT: '0',
               PLANT_STORE_TOKENS: TOKEN,
               DATABASE_URL: cluster.url,
-              PLANT_STORE_ADMIN_PORT: String(adminPort),
-              PLANT_STORE_LOG: 'json,warn',
+              PLANT_STORE_ADMIN_PORT: '0',
+              PLANT_STORE_LOG: 'json',
             },
             children,
           );
@@ -79,7 +79,13 @@ describe('the standalone server on PostgreSQL through a failover', () => {
             string,
             string,
           ];
-          const admin = `http://127.0.0.1:${adminPort}`;
+          const started = child
+            .stdout()
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as { msg?: string; admin?: string })
+            .find((line) => line.msg === 'started');
+          const admin = started?.admin as string;
           // A connection of its own each time: a kept-alive one may be closed by the server just
           // as it is reused, while the failover keeps the test away for seconds.
           const readiness = () =>

@@ -114,7 +114,8 @@ export async function startPgFailover(): Promise<PgFailover> {
   }
   const primary = join(dir, 'primary');
   const standby = join(dir, 'standby');
-  const [primaryPort, standbyPort] = [await freePort(), await freePort()];
+  let primaryPort = 0;
+  let standbyPort = 0;
   const urlOf = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;
   const running = new Set<string>();
   let proxy: TcpProxy | undefined;
@@ -130,9 +131,22 @@ export async function startPgFailover(): Promise<PgFailover> {
     }
   };
   process.once('exit', onExit);
-  const start = async (data: string, log: string) => {
-    await run('pg_ctl', ['-D', data, '-l', join(dir, log), '-w', '-t', '30', 'start']);
-    running.add(data);
+  // Starts a server on a free port, set in `conf` (its last `port` line wins); another process
+  // may take the port before the server binds it, and then it gets another.
+  const start = async (data: string, log: string, conf: string): Promise<number> => {
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      await appendFile(join(data, conf), `port = ${port}\n`);
+      try {
+        await run('pg_ctl', ['-D', data, '-l', join(dir, log), '-w', '-t', '30', 'start']);
+        running.add(data);
+        return port;
+      } catch (error) {
+        if (attempt === 3 || !/could not create any TCP\/IP sockets/.test(String(error))) {
+          throw error;
+        }
+      }
+    }
   };
   try {
     const initdb = ['-D', primary, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C'];
@@ -141,7 +155,6 @@ export async function startPgFailover(): Promise<PgFailover> {
       join(primary, 'postgresql.conf'),
       [
         "listen_addresses = '127.0.0.1'",
-        `port = ${primaryPort}`,
         `unix_socket_directories = '${dir}'`,
         'wal_level = replica',
         'max_wal_senders = 4',
@@ -154,7 +167,7 @@ export async function startPgFailover(): Promise<PgFailover> {
         '',
       ].join('\n'),
     );
-    await start(primary, 'primary.log');
+    primaryPort = await start(primary, 'primary.log', 'postgresql.conf');
     const source = ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres'];
     await run('pg_basebackup', [
       ...source,
@@ -167,12 +180,9 @@ export async function startPgFailover(): Promise<PgFailover> {
       'fast',
       '--no-sync',
     ]);
-    // The standby's own port; once promoted it waits for no standby of its own.
-    await appendFile(
-      join(standby, 'postgresql.auto.conf'),
-      `port = ${standbyPort}\nsynchronous_standby_names = ''\n`,
-    );
-    await start(standby, 'standby.log');
+    // Once promoted, the standby waits for no standby of its own; it gets a port of its own.
+    await appendFile(join(standby, 'postgresql.auto.conf'), "synchronous_standby_names = ''\n");
+    standbyPort = await start(standby, 'standby.log', 'postgresql.auto.conf');
     await until(
       async () =>
         (await queryOnce(urlOf(primaryPort), 'SELECT sync_state FROM pg_stat_replication'))
