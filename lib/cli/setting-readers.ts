@@ -9,7 +9,7 @@
 import { originProblem } from '../cors/allowed-origins.ts';
 import { B64TOKEN } from '../operation/bearer-token.ts';
 import { identifierProblem } from '../guards/postgres-identifier.ts';
-import { checkBasePath, publicUrlProblem } from '../store/api-location.ts';
+import { basePathProblem, publicUrlProblem } from '../store/api-location.ts';
 
 /** A value read, or the one line the server prints before it exits 2. */
 export type Read<T> =
@@ -121,13 +121,10 @@ export const publicUrl = asGiven((raw, name) => {
 export const basePath: Reader<string> = (raw, name) => {
   const path = raw.trim();
   if (path === '/') return { value: '' };
-  try {
-    return { value: checkBasePath(path === '' ? null : path, name) };
-  } catch {
-    return {
-      problem: `${name} must be / or a URL path such as /api (no trailing slash, no query), got ${JSON.stringify(raw)}`,
-    };
-  }
+  if (basePathProblem(path === '' ? null : path) === undefined) return { value: path };
+  return {
+    problem: `${name} must be / or a URL path such as /api (no trailing slash, no query), got ${JSON.stringify(raw)}`,
+  };
 };
 
 export const flag: Reader<boolean> = (raw, name) => {

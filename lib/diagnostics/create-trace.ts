@@ -56,7 +56,19 @@ class CreateTrace implements Collaborators {
 
   verify(token: string, context: CollaboratorContext, listener: AnswerListener): void {
     const call = this.#calling(verifierTracer);
-    this.#collaborators.verify(token, context, {
+    this.#collaborators.verify(token, context, this.#listening(call, listener));
+    this.#returned(call);
+  }
+
+  store(plant: NewPlant, context: CollaboratorContext, listener: AnswerListener): void {
+    const call = this.#calling(repositoryTracer);
+    this.#collaborators.store(plant, context, this.#listening(call, listener));
+    this.#returned(call);
+  }
+
+  /** Notes on `call`'s message what its answer came to, then hands the answer on. */
+  #listening(call: CollaboratorChannelMessage, listener: AnswerListener): AnswerListener {
+    return {
       verified: (valid, principal, reason) => {
         if (call === this.#call) {
           call.valid = valid;
@@ -65,16 +77,6 @@ class CreateTrace implements Collaborators {
         }
         listener.verified(valid, principal, reason);
       },
-      stored: (outcome) => listener.stored(outcome),
-      fail: (error) => this.#fail(call, error, listener),
-    });
-    this.#returned(call);
-  }
-
-  store(plant: NewPlant, context: CollaboratorContext, listener: AnswerListener): void {
-    const call = this.#calling(repositoryTracer);
-    this.#collaborators.store(plant, context, {
-      verified: (valid, principal, reason) => listener.verified(valid, principal, reason),
       stored: (outcome) => {
         if (call === this.#call) {
           call.outcome = outcome;
@@ -82,14 +84,11 @@ class CreateTrace implements Collaborators {
         }
         listener.stored(outcome);
       },
-      fail: (error) => this.#fail(call, error, listener),
-    });
-    this.#returned(call);
-  }
-
-  #fail(call: CollaboratorChannelMessage, error: unknown, listener: AnswerListener): void {
-    this.#failed(call, error);
-    listener.fail(error);
+      fail: (error) => {
+        this.#failed(call, error);
+        listener.fail(error);
+      },
+    };
   }
 
   /**

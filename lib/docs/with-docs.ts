@@ -38,7 +38,9 @@ export function withDocs(
   const base = store?.basePath ?? '';
   const path = options?.path ?? `${base}/docs`;
   const documentUrl = options?.documentUrl ?? `${base}/openapi.json`;
-  const docs = docsHandler({ ...options, path, documentUrl }, store?.publicOrigin);
+  const publicUrl = store?.publicUrl;
+  const origin = publicUrl === undefined ? undefined : new URL(publicUrl).origin;
+  const docs = docsHandler({ ...options, path, documentUrl }, origin);
   const below = `${path}/`;
   const combined = async (request: Request): Promise<Response> => {
     const pathname = pathOf(request.url);

@@ -148,10 +148,6 @@ export class NodeRequest implements PlainRequest {
     readRequestBody(this.req, this.res, maxBytes, sink);
   }
 
-  get bodyFromSocket(): boolean {
-    return true;
-  }
-
   get client(): ClientWatch {
     this.watch ??= new ConnectionWatch(this.res);
     return this.watch;

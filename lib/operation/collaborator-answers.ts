@@ -41,52 +41,49 @@ export function collaboratorsOf(
   return {
     verify(token, context, listener) {
       let answer: unknown;
-      let then: Then | undefined;
       try {
         answer = verifier.verify(token, context);
-        then = thenOf(answer);
       } catch (error) {
         return listener.fail(error);
       }
-      // Sync or async decided once: an answer at hand is read without a closure.
-      if (then === undefined) giveVerdict(answer, listener);
-      else whenSettled(answer, then, (value) => giveVerdict(value, listener), listener);
+      whenAnswered(answer, giveVerdict, listener);
     },
     store(plant, context, listener) {
       let answer: unknown;
-      let then: Then | undefined;
       try {
         answer = repository.create(plant, context);
-        then = thenOf(answer);
       } catch (error) {
         return listener.fail(error);
       }
-      if (then === undefined) giveOutcome(answer, plant, listener);
-      else whenSettled(answer, then, (value) => giveOutcome(value, plant, listener), listener);
+      whenAnswered(answer, giveOutcome, listener, plant);
     },
   };
 }
 
-type Then = (resolve: (value: unknown) => void, reject: (error: unknown) => void) => unknown;
+type Read = (answer: unknown, listener: AnswerListener, plant?: NewPlant) => void;
 
-/** An answer's `then`, read once; `undefined` when it is no thenable. */
-function thenOf(answer: unknown): Then | undefined {
-  const then = (answer as PromiseLike<unknown> | null | undefined)?.then;
-  return typeof then === 'function' ? (then as Then) : undefined;
-}
-
-/** Reads a thenable's first settlement with `read`; a later one, or a throw after it, is ignored. */
-function whenSettled(
+/**
+ * Reads an answer with `read`, or a thenable's first settlement; a later one, or a throw after
+ * it, is ignored. Sync or async decided once: an answer at hand is read without a closure.
+ */
+function whenAnswered(
   answer: unknown,
-  then: Then,
-  read: (value: unknown) => void,
+  read: Read,
   listener: AnswerListener,
+  plant?: NewPlant,
 ): void {
+  let then: unknown;
+  try {
+    then = (answer as PromiseLike<unknown> | null | undefined)?.then;
+  } catch (error) {
+    return listener.fail(error);
+  }
+  if (typeof then !== 'function') return read(answer, listener, plant);
   let settled = false;
   const resolve = (value: unknown) => {
     if (!settled) {
       settled = true;
-      read(value);
+      read(value, listener, plant);
     }
   };
   const reject = (error: unknown) => {
@@ -126,10 +123,10 @@ function giveVerdict(answer: unknown, listener: AnswerListener): void {
 }
 
 // A store may hand back an absent tag as `null` or `undefined`.
-function giveOutcome(answer: unknown, plant: NewPlant, listener: AnswerListener): void {
+function giveOutcome(answer: unknown, listener: AnswerListener, plant?: NewPlant): void {
   let outcome: StoredOutcome;
   try {
-    outcome = readOutcome(answer, plant);
+    outcome = readOutcome(answer, plant as NewPlant);
   } catch (error) {
     return listener.fail(error);
   }

@@ -6,7 +6,7 @@ import type { PlainRequest } from './plain-request.ts';
  * verifier named one. The signal and the head are made when read.
  */
 export class CollaboratorContext {
-  principal: unknown = undefined;
+  principal: unknown;
   readonly #create: { readonly signal: AbortSignal };
   readonly #input: PlainRequest;
 

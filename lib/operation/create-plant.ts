@@ -70,11 +70,9 @@ function answerError(answer: Answer, code: PlantApiErrorCode): void {
 class Create extends Deadline implements AnswerListener, BodySink {
   /** Answered, or ended early. */
   #over = false;
-  /** What the create waits on; a collaborator's answer that comes during its call came at once. */
   #waitingOn: 'verifier' | 'body' | 'repository' = 'verifier';
+  /** A collaborator is being called: an answer now comes without a wait. */
   #calling = false;
-  /** Waiting on a promise: the store's deadlines keep the process up meanwhile. */
-  #held = false;
   #limit = 0;
   #plant: NewPlant | undefined;
   #context: CollaboratorContext | undefined;
@@ -119,7 +117,6 @@ class Create extends Deadline implements AnswerListener, BodySink {
     this.#calling = true;
     this.#collaborators.verify(token, context, this);
     this.#calling = false;
-    this.#holdWhileWaitingOn('verifier');
   }
 
   /** 2. the verdict (part of `AnswerListener`), then what the headers decide: 3, 4 and 5. */
@@ -148,14 +145,11 @@ class Create extends Deadline implements AnswerListener, BodySink {
     } catch (error) {
       this.fail(error);
     }
-    // A socket keeps the process up while its body arrives; a stream made in process may not.
-    if (!input.bodyFromSocket) this.#holdWhileWaitingOn('body');
   }
 
   /** The body is read (part of `BodySink`): 5. size as counted, 6. decoding, 7. shape. */
   take(bytes: Uint8Array | BodyReadFailure): void {
     if (this.#over) return;
-    this.#release();
     // 5. Size, as counted while the body streamed; 3. an empty chunked body.
     if (typeof bytes === 'string') {
       const message = bytes === 'ERR_BODY_TOO_LARGE' ? tooLarge(this.#limit) : undefined;
@@ -170,7 +164,6 @@ class Create extends Deadline implements AnswerListener, BodySink {
     this.#calling = true;
     this.#collaborators.store(plant, this.#context as CollaboratorContext, this);
     this.#calling = false;
-    this.#holdWhileWaitingOn('repository');
   }
 
   /** 8. The outcome (part of `AnswerListener`): created, an idempotent replay, or a conflict. */
@@ -207,17 +200,6 @@ class Create extends Deadline implements AnswerListener, BodySink {
     this.#end(reason, unanswered);
   }
 
-  /**
-   * Still waiting on what was just asked for, which may be a promise: the store's deadlines keep
-   * the process up until the answer comes or the create is over.
-   */
-  #holdWhileWaitingOn(what: 'verifier' | 'body' | 'repository'): void {
-    if (!this.#over && this.#waitingOn === what) {
-      this.#held = true;
-      this.#store.deadlines.hold();
-    }
-  }
-
   #tokenRejected(reason: TokenRejectionReason | undefined): void {
     this.#store.tokenRejected?.(reason, this.#errorContext());
     this.#finishWithError('ERR_INVALID_TOKEN');
@@ -237,21 +219,9 @@ class Create extends Deadline implements AnswerListener, BodySink {
     return host === undefined ? { requestId } : { requestId, host };
   }
 
-  /**
-   * Whether a collaborator's answer comes too late: the create is over, or its client left. One
-   * that came later than its call lets the process go again.
-   */
+  /** Whether a collaborator's answer comes too late: the create is over, or its client left. */
   #dropsAnswer(): boolean {
-    if (this.#calling) return this.#over;
-    this.#release();
-    return this.#clientLeft();
-  }
-
-  #release(): void {
-    if (this.#held) {
-      this.#held = false;
-      this.#store.deadlines.release();
-    }
+    return this.#calling ? this.#over : this.#clientLeft();
   }
 
   /** Whether the create is over, ending it first if the client left unheard. */
@@ -275,7 +245,6 @@ class Create extends Deadline implements AnswerListener, BodySink {
     if (!this.#over) {
       this.#over = true;
       this.#store.deadlines.stop(this);
-      this.#release();
       // Off the client's signal, which a host may share among requests.
       if (this.#controller !== undefined) this.#input.client.removeEventListener('abort', this);
       this.#answer(reply, outcome, fault);

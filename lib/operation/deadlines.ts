@@ -1,72 +1,62 @@
 import { ON_WORKERS } from './on-workers.ts';
 
 /**
- * One create's place in its store's deadlines: the create itself is the queue's entry, so that
- * starting a deadline allocates nothing.
+ * One create's place in its store's deadline queue: the create is its own entry, so that starting
+ * a deadline allocates nothing.
  */
 export abstract class Deadline {
-  /** The entries started just before and just after this one, while it is queued. */
-  older: Deadline | undefined = undefined;
-  newer: Deadline | undefined = undefined;
+  /** The entries started just before and just after it, while it is queued. */
+  older: Deadline | undefined;
+  newer: Deadline | undefined;
   /** When it falls due, by `performance.now()`; `0` until a tick has stamped it. */
   dueAt = 0;
-  /** Its own timer, where timers belong to a request (Workers). */
-  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** Its own timer, on Workers. */
+  timer: ReturnType<typeof setTimeout> | undefined;
 
   /** Called once, when the deadline passes before it was stopped. */
   abstract expire(): void;
 }
 
-/** A store's deadlines, all of one length. */
-export interface Deadlines {
-  start(deadline: Deadline): void;
-  /** Stopping one that passed or was stopped already does nothing. */
-  stop(deadline: Deadline): void;
-  /** A create waits on a collaborator's promise: the process is kept up until `release`. */
-  hold(): void;
-  release(): void;
-}
-
-/** The share of the timeout by which a deadline may pass late: never early. */
+/** How late a deadline may pass (a twentieth of the timeout, 50 ms at most); never early. */
 const TICKS_PER_TIMEOUT = 20;
+const MAX_TICK_MS = 50;
 
 /**
- * The deadlines of one store: every create has `timeoutMs`, so they fall due in the order they
- * started and one queue serves them all (docs/DECISIONS.md). A create reads no clock: a timer
- * that ticks while creates are in flight stamps those started since its last tick, so a deadline
- * passes up to a tick late, never early. The timer keeps the process up only while a create waits
- * on a collaborator's promise: a create waiting on a request's body has its socket for that.
+ * The deadlines of one store's creates. Every create has `timeoutMs`, so they fall due in the
+ * order they started and one queue serves them all (docs/DECISIONS.md). A create reads no clock
+ * and touches no timer: a timer that ticks while creates are in flight stamps those started since
+ * its last tick, so a deadline passes up to a tick late, never early, and a store whose creates
+ * are all answered lets the process go within a tick.
  */
-export function createDeadlines(timeoutMs: number): Deadlines {
-  // On Workers a timer belongs to its request: a shared one would expire another request's create.
-  return ON_WORKERS ? timerPerRequest(timeoutMs) : new DeadlineQueue(timeoutMs);
-}
-
-class DeadlineQueue implements Deadlines {
+export class Deadlines {
   #oldest: Deadline | undefined = undefined;
   #newest: Deadline | undefined = undefined;
   #timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  #holds = 0;
   readonly #timeoutMs: number;
   readonly #tickMs: number;
-  readonly #tick = () => this.#fire();
 
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs;
-    this.#tickMs = Math.ceil(timeoutMs / TICKS_PER_TIMEOUT);
+    this.#tickMs = Math.min(MAX_TICK_MS, Math.ceil(timeoutMs / TICKS_PER_TIMEOUT));
   }
 
   start(deadline: Deadline): void {
-    deadline.dueAt = 0;
+    // On Workers a timer belongs to its request: a shared one would expire another's create.
+    if (ON_WORKERS) {
+      deadline.timer = setTimeout(() => deadline.expire(), this.#timeoutMs);
+      return;
+    }
     deadline.older = this.#newest;
     if (this.#newest === undefined) this.#oldest = deadline;
     else this.#newest.newer = deadline;
     this.#newest = deadline;
     // A timer already set, even for an emptied queue, ticks for this one too.
-    if (this.#timer === undefined) this.#arm(this.#tickMs);
+    this.#timer ??= setTimeout(() => this.#tick(), this.#tickMs);
   }
 
+  /** Stopping one that passed or was stopped already does nothing. */
   stop(deadline: Deadline): void {
+    if (ON_WORKERS) return clearTimeout(deadline.timer);
     // Not queued: only the oldest entry has no older one.
     if (deadline !== this.#oldest && deadline.older === undefined) return;
     const { older, newer } = deadline;
@@ -77,21 +67,7 @@ class DeadlineQueue implements Deadlines {
     deadline.older = deadline.newer = undefined;
   }
 
-  hold(): void {
-    if (this.#holds++ === 0) this.#timer?.ref();
-  }
-
-  release(): void {
-    if (--this.#holds === 0) this.#timer?.unref();
-  }
-
-  #arm(delay: number): void {
-    const timer = setTimeout(this.#tick, delay);
-    if (this.#holds === 0) timer.unref();
-    this.#timer = timer;
-  }
-
-  #fire(): void {
+  #tick(): void {
     const now = performance.now();
     // Started since the last tick: they started before now, so now + timeout is never early.
     for (let fresh = this.#newest; fresh !== undefined && fresh.dueAt === 0; fresh = fresh.older) {
@@ -105,25 +81,10 @@ class DeadlineQueue implements Deadlines {
       due = this.#oldest;
     }
     this.#timer = undefined;
-    // A timer may fire early by this clock, hence the ceiling.
+    // Unstamped, the next tick stamps it; a timer may fire early by this clock, hence the ceiling.
     if (due !== undefined) {
-      this.#arm(
-        due.dueAt === 0 ? this.#tickMs : Math.min(this.#tickMs, Math.ceil(due.dueAt - now)),
-      );
+      const wait = due.dueAt === 0 ? this.#tickMs : Math.ceil(due.dueAt - now);
+      this.#timer = setTimeout(() => this.#tick(), Math.min(wait, this.#tickMs));
     }
   }
-}
-
-function timerPerRequest(timeoutMs: number): Deadlines {
-  return {
-    start(deadline) {
-      deadline.timer = setTimeout(() => deadline.expire(), timeoutMs);
-    },
-    stop(deadline) {
-      clearTimeout(deadline.timer);
-    },
-    // The runtime keeps a request's timers until they fire.
-    hold() {},
-    release() {},
-  };
 }

@@ -28,8 +28,6 @@ export interface PlainRequest {
   readonly hasBody: boolean;
   /** Called at most once, only when `hasBody`; stops past `maxBytes`. */
   readonly readBody: (maxBytes: number, sink: BodySink) => void;
-  /** Whether the body comes from a socket, which keeps the process up while it arrives. */
-  readonly bodyFromSocket: boolean;
   readonly client: ClientWatch;
   readonly requestId: () => string | undefined;
   /** Without the query; `undefined` for a target that is no path. */

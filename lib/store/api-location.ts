@@ -14,15 +14,22 @@ export interface ApiLocation {
 
 /** The `basePath` and `publicUrl` options, checked (a `TypeError`) and resolved. */
 export function apiLocationOf(basePath: unknown, publicUrl: unknown): ApiLocation {
-  const fixed = publicUrl === undefined ? undefined : checkPublicUrl(publicUrl);
+  let fixed: string | undefined;
+  if (publicUrl !== undefined) {
+    refuse('publicUrl', publicUrlProblem(publicUrl));
+    const parsed = new URL(publicUrl as string);
+    fixed = parsed.origin + parsed.pathname.replace(/\/$/, '');
+  }
   const base =
     basePath === undefined ? (fixed === undefined ? '/' : new URL(fixed).pathname) : basePath;
   // The root is spelled `/`; an empty string is more likely a setting left blank.
-  if (base === '') checkBasePath(null, 'basePath');
-  return {
-    basePath: base === '/' ? '' : checkBasePath(base, 'basePath'),
-    publicUrl: fixed,
-  };
+  if (base !== '/') refuse('basePath', basePathProblem(base === '' ? null : base));
+  return { basePath: base === '/' ? '' : (base as string), publicUrl: fixed };
+}
+
+/** Throws the option's `TypeError` when it has a problem. */
+export function refuse(name: string, problem: string | undefined): void {
+  if (problem !== undefined) throw new TypeError(`${name} ${problem}`);
 }
 
 /** What a store given the retired `trustProxy` option is told. */
@@ -30,12 +37,11 @@ export const TRUST_PROXY_RETIRED =
   "trustProxy is retired: the OpenAPI document's server is relative now, right behind any " +
   'proxy; set publicUrl to name an absolute one';
 
-/** `path` if it is `''` or a base path, else a `TypeError` naming `name`. */
-export function checkBasePath(path: unknown, name: string): string {
-  if (path === '' || (typeof path === 'string' && isBasePath(path))) return path;
-  throw new TypeError(
-    `${name} must be a URL path such as /api (a leading slash; no trailing slash, query, or . or .. segment), got ${JSON.stringify(path)}`,
-  );
+/** What is wrong with a base path (`''` is the root), or `undefined`. */
+export function basePathProblem(path: unknown): string | undefined {
+  return path === '' || (typeof path === 'string' && isBasePath(path))
+    ? undefined
+    : `must be a URL path such as /api (a leading slash; no trailing slash, query, or . or .. segment), got ${JSON.stringify(path)}`;
 }
 
 function isBasePath(path: string): boolean {
@@ -62,11 +68,4 @@ export function publicUrlProblem(url: unknown): string | undefined {
     return undefined;
   }
   return `must be an absolute http(s) URL with no credentials, query or fragment, such as https://api.example.com/v1, got ${JSON.stringify(url)}`;
-}
-
-function checkPublicUrl(url: unknown): string {
-  const problem = publicUrlProblem(url);
-  if (problem !== undefined) throw new TypeError(`publicUrl ${problem}`);
-  const parsed = new URL(url as string);
-  return parsed.origin + parsed.pathname.replace(/\/$/, '');
 }

@@ -6,7 +6,7 @@ import { openApiJsonFor } from '../openapi/openapi-document.ts';
 import { traced } from '../diagnostics/create-trace.ts';
 import { collaboratorsOf } from '../operation/collaborator-answers.ts';
 import { createOperation } from '../operation/create-plant.ts';
-import { createDeadlines } from '../operation/deadlines.ts';
+import { Deadlines } from '../operation/deadlines.ts';
 import { ON_WORKERS } from '../operation/on-workers.ts';
 import { createMemoryRepository } from '../repositories/memory-repository.ts';
 import type {
@@ -129,7 +129,7 @@ export function createPlantStore<Principal = unknown>(
   const operation = createOperation({
     collaborators,
     maxBodyBytes,
-    deadlines: createDeadlines(timeoutMs),
+    deadlines: new Deadlines(timeoutMs),
     report,
     // A throw or a rejection of onTokenRejected is the host's bug: it goes to onError.
     tokenRejected:
@@ -165,17 +165,14 @@ export function createPlantStore<Principal = unknown>(
   function fetchAt(base: string): (request: Request, host?: unknown) => Promise<Response> {
     const plants = `${base}/plants`;
 
-    function route(method: string, path: string): Response {
-      if (path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')) {
-        return new Response(method === 'GET' ? document : null, { headers: JSON_HEADERS });
-      }
-      return replyResponse(methodRejection(path, base));
-    }
-
     async function fetch(request: Request, host?: unknown): Promise<Response> {
       const path = pathOf(request.url);
       if (path === plants) return answer(request, host, plants);
-      const response = route(request.method, path);
+      const { method } = request;
+      const response =
+        path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')
+          ? new Response(method === 'GET' ? document : null, { headers: JSON_HEADERS })
+          : replyResponse(methodRejection(path, base));
       if (policy !== undefined) {
         const headers = policy.headersFor(request.headers.get('origin'));
         for (const name in headers) response.headers.set(name, headers[name] as string);
@@ -196,7 +193,7 @@ export function createPlantStore<Principal = unknown>(
   const shared = {
     handle,
     basePath: location.basePath,
-    publicOrigin: location.publicUrl === undefined ? undefined : new URL(location.publicUrl).origin,
+    publicUrl: location.publicUrl,
     under: (prefix: string) => fetchAt(prefix + location.basePath),
   };
   recordRoutes(handleCreatePlant, {

@@ -3,7 +3,7 @@
 
 import type { PlainRequest, Reply } from '../operation/plain-request.ts';
 import type { PlantStore } from '../types.ts';
-import { checkBasePath } from './api-location.ts';
+import { basePathProblem, refuse } from './api-location.ts';
 import { pathOf } from './url-path.ts';
 
 export interface StoreRoutes {
@@ -15,7 +15,8 @@ export interface StoreRoutes {
   readonly rejectMethod: (path: string | undefined) => Reply;
   /** `''` for the root. */
   readonly basePath: string;
-  readonly publicOrigin: string | undefined;
+  /** `publicUrl`, without a trailing slash. */
+  readonly publicUrl: string | undefined;
   /** The routes under a mount path, answering full paths (`/api/plants`). */
   readonly under: (prefix: string) => (request: Request) => Promise<Response>;
 }
@@ -42,7 +43,7 @@ export function fetchUnder(
   if (typeof store?.fetch !== 'function') {
     throw new TypeError('needs a store from createPlantStore (an object with a fetch method)');
   }
-  checkBasePath(prefix, 'the mount path');
+  refuse('the mount path', basePathProblem(prefix));
   const routes = routesOf(store.fetch);
   if (routes !== undefined) return routes.under(prefix);
   if (prefix === '') return (request) => store.fetch(request);

@@ -54,11 +54,6 @@ export class WebPlainRequest implements PlainRequest {
     else void readBodyStream(stream, maxBytes, sink);
   }
 
-  // A request made in process may stream its body from anything.
-  get bodyFromSocket(): boolean {
-    return false;
-  }
-
   get client(): ClientWatch {
     return this.#request.signal;
   }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { createDeadlines, Deadline } from '../../lib/operation/deadlines.ts';
+import { Deadline, Deadlines } from '../../lib/operation/deadlines.ts';
 
 /** A deadline that notes when it expired, in ms after `since`, then runs `onExpire`. */
 class Subject extends Deadline {
@@ -24,9 +24,9 @@ class Subject extends Deadline {
 
 const subject = (since: number) => new Subject(since);
 
-describe('createDeadlines', () => {
+describe('Deadlines', () => {
   it('expires a deadline that was not stopped, once, after the timeout', async () => {
-    const deadlines = createDeadlines(30);
+    const deadlines = new Deadlines(30);
     const one = subject(performance.now());
     deadlines.start(one);
     await delay(80);
@@ -34,7 +34,7 @@ describe('createDeadlines', () => {
   });
 
   it('never expires a deadline that was stopped, and stops it again harmlessly', async () => {
-    const deadlines = createDeadlines(20);
+    const deadlines = new Deadlines(20);
     const one = subject(performance.now());
     deadlines.start(one);
     deadlines.stop(one);
@@ -44,7 +44,7 @@ describe('createDeadlines', () => {
   });
 
   it('counts each deadline from its own start when others stop between them', async () => {
-    const deadlines = createDeadlines(60);
+    const deadlines = new Deadlines(60);
     const first = subject(performance.now());
     deadlines.start(first);
     await delay(30);
@@ -61,7 +61,7 @@ describe('createDeadlines', () => {
   });
 
   it('stops a deadline in the middle of the queue without losing those after it', async () => {
-    const deadlines = createDeadlines(30);
+    const deadlines = new Deadlines(30);
     const subjects = [0, 1, 2].map(() => subject(performance.now()));
     for (const one of subjects) deadlines.start(one);
     deadlines.stop(subjects[1] as Subject);
@@ -73,7 +73,7 @@ describe('createDeadlines', () => {
   });
 
   it('gives a deadline started while another expires its own full timeout', async () => {
-    const deadlines = createDeadlines(40);
+    const deadlines = new Deadlines(40);
     let retry: Subject | undefined;
     deadlines.start(
       new Subject(performance.now(), () => {
