@@ -16,11 +16,7 @@ export { openApiDocument } from './openapi/openapi-document.ts';
 export { INT64_MAX, INT64_MIN, NewPlantSchema } from './operation/plant-schema.ts';
 export type { CreateMemoryRepositoryOptions } from './repositories/memory-repository.ts';
 export { createMemoryRepository } from './repositories/memory-repository.ts';
-export {
-  createPlantStore,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_TIMEOUT_MS,
-} from './store/create-plant-store.ts';
+export { createPlantStore } from './store/create-plant-store.ts';
 export type {
   Cors,
   CreatePlantOutcome,
@@ -37,4 +33,5 @@ export type {
   TokenVerifier,
   TokenVerifierContext,
 } from './types.ts';
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from './types.ts';
 export { createStaticTokenVerifier } from './verifiers/static-token-verifier.ts';

@@ -5,7 +5,14 @@
  */
 
 export { DEFAULT_MAX_CONNECTIONS } from './node/connection.ts';
-export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, serve } from './node/serve.ts';
+export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  serve,
+} from './node/serve.ts';
 export { toNodeListener } from './node/to-node-listener.ts';
 export type {
   NodeListener,

@@ -257,3 +257,32 @@ export interface PlantStore {
    */
   readonly fetch: (request: Request, host?: unknown) => Promise<Response>;
 }
+
+/**
+ * The default of `maxBodyBytes`: 100 KiB (102400 bytes); a larger body gets `413`.
+ *
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier, DEFAULT_MAX_BODY_BYTES } from 'plant-store';
+ *
+ * const store = createPlantStore({
+ *   verifier: createStaticTokenVerifier(['s3cr3t']),
+ *   maxBodyBytes: 4 * DEFAULT_MAX_BODY_BYTES,
+ * });
+ * ```
+ */
+export const DEFAULT_MAX_BODY_BYTES = 102_400;
+/**
+ * The default of `timeoutMs`: 10 s (10000 ms); past it a create is a `503`.
+ *
+ * @example
+ * ```ts
+ * import { createPlantStore, createStaticTokenVerifier, DEFAULT_TIMEOUT_MS } from 'plant-store';
+ *
+ * const store = createPlantStore({
+ *   verifier: createStaticTokenVerifier(['s3cr3t']),
+ *   timeoutMs: DEFAULT_TIMEOUT_MS / 2,
+ * });
+ * ```
+ */
+export const DEFAULT_TIMEOUT_MS = 10_000;

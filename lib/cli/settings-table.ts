@@ -9,7 +9,9 @@ import { MAX_TIMER_MS } from '../guards/timer-limit.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../index.ts';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HOST,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_PORT,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../node.ts';
 import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_IN_FLIGHT, DEFAULT_TABLE } from '../postgres.ts';
@@ -59,9 +61,9 @@ const count = integer(1, Number.MAX_SAFE_INTEGER);
  * any other `PLANT_STORE_*` variable is a bad setting.
  */
 export const SETTINGS = {
-  PORT: { read: port, help: 'port; 0 picks a free one', default: 3000 },
+  PORT: { read: port, help: 'port; 0 picks a free one', default: DEFAULT_PORT },
   // Loopback, so a fresh start is not reachable from the network.
-  HOST: { read: text, help: 'interface to listen on', default: '127.0.0.1' },
+  HOST: { read: text, help: 'interface to listen on', default: DEFAULT_HOST },
   PLANT_STORE_TOKENS: {
     read: tokens,
     help: 'comma-separated bearer tokens',
@@ -115,7 +117,11 @@ export const SETTINGS = {
     help: 'port of /livez, /readyz (from a check at most 1 s old), /metrics',
     whenUnset: 'none',
   },
-  PLANT_STORE_ADMIN_HOST: { read: text, help: 'interface of the admin port', default: '127.0.0.1' },
+  PLANT_STORE_ADMIN_HOST: {
+    read: text,
+    help: 'interface of the admin port',
+    default: DEFAULT_HOST,
+  },
   PLANT_STORE_MAX_BODY_BYTES: {
     read: count,
     help: 'largest body accepted',

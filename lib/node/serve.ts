@@ -38,6 +38,10 @@ const SERVE_OPTIONS = [
   ...LISTENER_OPTIONS,
 ];
 
+/** `serve`'s default `port`. */
+export const DEFAULT_PORT = 3000;
+/** `serve`'s default `host`: loopback only, so nothing is reachable from elsewhere by accident. */
+export const DEFAULT_HOST = '127.0.0.1';
 /** `serve`'s default `headersTimeout`: the time a client has to send its headers. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** `serve`'s default `requestTimeout`: the time a client has to send its whole request. */
@@ -71,9 +75,9 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
  */
 export function serve(options: ServeOptions): Promise<ServeHandle> {
   checkOptionNames('serve', options, SERVE_OPTIONS);
-  const port = count(options.port, 3000, 'port');
+  const port = count(options.port, DEFAULT_PORT, 'port');
   if (port > 65535) throw new TypeError('port must be an integer in 0-65535');
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== 'string' || host === '') {
     throw new TypeError('host must be a non-empty string');
   }

@@ -21,35 +21,8 @@ import { corsPolicyOf } from './cors-policy.ts';
 import { recordRoutes } from './store-routes.ts';
 import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../types.ts';
 
-/**
- * The default of `maxBodyBytes`: 100 KiB (102400 bytes); a larger body gets `413`.
- *
- * @example
- * ```ts
- * import { createPlantStore, createStaticTokenVerifier, DEFAULT_MAX_BODY_BYTES } from 'plant-store';
- *
- * const store = createPlantStore({
- *   verifier: createStaticTokenVerifier(['s3cr3t']),
- *   maxBodyBytes: 4 * DEFAULT_MAX_BODY_BYTES,
- * });
- * ```
- */
-export const DEFAULT_MAX_BODY_BYTES = 102_400;
-/**
- * The default of `timeoutMs`: 10 s (10000 ms); past it a create is a `503`.
- *
- * @example
- * ```ts
- * import { createPlantStore, createStaticTokenVerifier, DEFAULT_TIMEOUT_MS } from 'plant-store';
- *
- * const store = createPlantStore({
- *   verifier: createStaticTokenVerifier(['s3cr3t']),
- *   timeoutMs: DEFAULT_TIMEOUT_MS / 2,
- * });
- * ```
- */
-export const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
 
 const KNOWN_OPTIONS = [

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_BODY_BYTES } from '../types.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import { B64TOKEN } from '../operation/bearer-token.ts';
 import { type CheckResult, type ConformanceReport, checkCount, runChecks } from './report.ts';
@@ -136,7 +137,7 @@ function planOf(options: CheckServerOptions): ServerPlan {
     mounted: options.mounted ?? false,
     rejectedToken: `conform-rejected-${randomWord()}`,
     runId: randomWord(),
-    maxBodyBytes: options.maxBodyBytes ?? 102_400,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     ids: idPlan(first),
   };
 }
