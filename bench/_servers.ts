@@ -47,6 +47,8 @@ export interface BenchServer {
   readonly bare?: boolean;
   /** The framework row it is held against (`× framework`). */
   readonly framework?: string;
+  /** Left out of the README's table, which `npm run bench:readme` writes; `npm run bench` has it. */
+  readonly notInReadme?: true;
 }
 
 /** A server of `runtime`, whose entry is its name unless `more` says otherwise. */
@@ -69,8 +71,8 @@ export const BENCH_SERVERS: readonly BenchServer[] = [
     entry: 'fastify',
     env: { BENCH_FASTIFY_LOGGER: '1' },
   }),
-  node('srvx', 'srvx'),
-  node('node-fetch-server', '@remix-run/node-fetch-server'),
+  node('srvx', 'srvx', { notInReadme: true }),
+  node('node-fetch-server', '@remix-run/node-fetch-server', { notInReadme: true }),
   node('plant-store', 'plant-store `serve` (`plant-store/node`)', { framework: 'fastify' }),
   node('standalone-quiet', 'plant-store `npm start`, `PLANT_STORE_LOG=off`', {
     entry: 'standalone',
