@@ -5,11 +5,14 @@ import { INT64_MAX, INT64_MIN } from './plant-schema.ts';
 
 const LEADING_ID = /^\{"id":-?\d{1,19},/;
 
-/** The exact `id` of `text`, which `JSON.parse` read as `parsed`; `NaN` if not an integer. */
-export function exactIdFromText(text: string, parsed: number): bigint | number {
+/**
+ * The exact `id` of `text`, which `JSON.parse` read as `parsed`; `NaN` if not an integer.
+ * `escaped`: whether `text` holds a backslash.
+ */
+export function exactIdFromText(text: string, parsed: number, escaped: boolean): bigint | number {
   // The usual spelling needs no scan: a plain integer first, and no other "id" key (nor an escape
   // that could spell one) later. Below 10^15 `parsed` is exact.
-  if (LEADING_ID.test(text) && !text.includes('"id"', 6) && !text.includes('\\')) {
+  if (!escaped && LEADING_ID.test(text) && !text.includes('"id"', 6)) {
     return BigInt(Math.abs(parsed) < 1e15 ? parsed : text.slice(6, text.indexOf(',')));
   }
   return integerAt(text, lastTopLevelIdValue(text));

@@ -35,11 +35,6 @@ export function isPlantId(value: unknown): value is bigint {
   return typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
 }
 
-/** The schema's `name` and `tag` rules as one predicate, for the fast path. */
-export function isPlantText(value: unknown): value is string {
-  return typeof value === 'string' && isWellFormed(value) && hasNoNul(value);
-}
-
 function plantText() {
   return v.pipe(
     v.string('must be a string'),

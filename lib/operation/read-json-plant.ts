@@ -3,7 +3,7 @@
 import * as v from 'valibot';
 import type { NewPlant } from '../types.ts';
 import { exactIdFromText } from './exact-id.ts';
-import { isPlantId, isPlantText, NewPlantSchema } from './plant-schema.ts';
+import { isPlantId, NewPlantSchema } from './plant-schema.ts';
 
 /** Why a body is not a NewPlant; without a `message`, the code's default is the client's. */
 export interface PlantBodyProblem {
@@ -33,19 +33,22 @@ export function readJsonPlant(bytes: Uint8Array): NewPlant | PlantBodyProblem {
     return { code: 'ERR_INVALID_PLANT', message: 'request body must be a JSON object' };
   }
   const body = value as Record<string, unknown>;
+  const escaped = text.includes('\\');
   // Own properties only: an inherited name (a polluted prototype) is no field.
   const plant: Record<string, unknown> = {};
   if (Object.hasOwn(body, 'id')) {
-    plant.id = typeof body.id === 'number' ? exactIdFromText(text, body.id) : body.id;
+    plant.id = typeof body.id === 'number' ? exactIdFromText(text, body.id, escaped) : body.id;
   }
   if (Object.hasOwn(body, 'name')) plant.name = body.name;
   if (Object.hasOwn(body, 'tag')) plant.tag = body.tag;
-  // The usual valid plant passes the schema's own predicates without valibot's walk; valibot
-  // judges and words the rest. JSON has no undefined, so an undefined tag is an absent one.
+  // Without a backslash every string is the UTF-8 just checked, so well-formed, and holds no
+  // U+0000 (JSON escapes control characters): the usual plant needs no more than its types
+  // checked. valibot judges and words the rest. JSON has no undefined: an undefined tag is absent.
   if (
+    !escaped &&
     isPlantId(plant.id) &&
-    isPlantText(plant.name) &&
-    (plant.tag === undefined || isPlantText(plant.tag))
+    typeof plant.name === 'string' &&
+    (plant.tag === undefined || typeof plant.tag === 'string')
   ) {
     return plant as unknown as NewPlant;
   }
