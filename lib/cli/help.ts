@@ -7,7 +7,8 @@
 
 import { readFileSync } from 'node:fs';
 import { type Setting, SETTINGS } from './settings-table.ts';
-import { REPEAT_GRACE_MS, SHUTDOWN_TIMEOUT_MS } from './signals.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../node.ts';
+import { REPEAT_GRACE_MS } from './signals.ts';
 
 /** From the `package.json` two folders up, from `lib/cli` or `dist/cli`. */
 export function packageVersion(): string {
@@ -53,7 +54,8 @@ Settings, from the environment:
 ${settings.join('')}
 Every timeout is at least 1 ms: 0 would mean "never" and is refused.
 
-SIGINT or SIGTERM stops gracefully (in-flight requests finish, up to ${SHUTDOWN_TIMEOUT_MS / 1000} s); a second one,
-${REPEAT_GRACE_MS / 1000} s or more later, stops at once.
+SIGINT or SIGTERM stops gracefully: /readyz answers 503 at once, the server serves on for
+PLANT_STORE_DRAIN_MS (each answer with Connection: close), then stops accepting and lets in-flight
+requests finish (up to ${DEFAULT_SHUTDOWN_TIMEOUT_MS / 1000} s). A second one, ${REPEAT_GRACE_MS / 1000} s or more later, stops at once.
 `;
 }

@@ -10,7 +10,7 @@
 import { createCors } from '../cors.ts';
 import { withDocs } from '../docs.ts';
 import { createPlantStore } from '../index.ts';
-import { type ServeHandle, serve } from '../node.ts';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type ServeHandle, serve } from '../node.ts';
 import { type AdminHandle, type ReadinessCheck, startAdminServer } from './admin-server.ts';
 import { createVerifier } from './auth.ts';
 import { fail, oneLine } from './fail.ts';
@@ -19,7 +19,7 @@ import { createLogger, droppingOutput } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { createRefusals } from './refusals.ts';
 import { parseSettings } from './settings.ts';
-import { onStopSignals, SHUTDOWN_TIMEOUT_MS } from './signals.ts';
+import { onStopSignals } from './signals.ts';
 import { openStorage, type Storage } from './storage.ts';
 import { startTelemetry, type Telemetry } from './telemetry.ts';
 
@@ -58,13 +58,25 @@ onStopSignals(
     // Nothing listens yet: nothing to drain, and an opening pool dies with the process.
     const listening = handle;
     if (listening === undefined) exit(0);
-    log.info('stopping: no new connections; in-flight requests may finish', {
-      signal,
-      graceMs: SHUTDOWN_TIMEOUT_MS,
-    });
     const started = performance.now();
-    void listening
-      .close()
+    const { drainMs } = settings;
+    const closed = listening.close();
+    const noNewConnections = (): void =>
+      log.info('stopping: no new connections; in-flight requests may finish', {
+        signal,
+        graceMs: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+      });
+    if (drainMs === 0) {
+      noNewConnections();
+    } else {
+      log.info('draining: not ready, still serving, every answer with Connection: close', {
+        signal,
+        drainMs,
+      });
+      // close() stops accepting after the same delay, its shutdownDelay.
+      setTimeout(noNewConnections, drainMs);
+    }
+    void closed
       .then(() => storage?.close())
       .then(() => admin?.close())
       .then(() => telemetry?.shutdown())
@@ -107,7 +119,8 @@ try {
     port: settings.port,
     host: settings.host,
     onError: (error) => log.error(error),
-    shutdownTimeout: SHUTDOWN_TIMEOUT_MS,
+    shutdownDelay: settings.drainMs,
+    shutdownTimeout: DEFAULT_SHUTDOWN_TIMEOUT_MS,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,

@@ -53,8 +53,18 @@ export interface Setting<T> {
 /** The largest delay a timer takes: `createPlantStore`'s bound for `timeoutMs`, not exported. */
 // At least 1 ms: node reads 0 as "never", which would turn a limit off.
 const milliseconds = integer(1, MAX_TIMER_MS);
+// A drain may be 0: it is a wait, not a limit.
+const duration = integer(0, MAX_TIMER_MS);
 const port = integer(0, 65_535);
 const count = integer(1, Number.MAX_SAFE_INTEGER);
+
+/**
+ * `PLANT_STORE_DRAIN_MS` when an admin port is set, since something then probes `/readyz`: a
+ * balancer checking every second or two needs a few checks to see an instance leave, and
+ * Kubernetes a few seconds to take a stopping pod out of its Services; with the 10 s shutdown
+ * timeout it stays within Kubernetes' 30 s grace period.
+ */
+export const DEFAULT_DRAIN_MS = 5_000;
 
 /**
  * Every setting the server reads, in the order `--help` lists them and problems are reported;
@@ -121,6 +131,12 @@ export const SETTINGS = {
     read: text,
     help: 'interface of the admin port',
     default: DEFAULT_HOST,
+  },
+  PLANT_STORE_DRAIN_MS: {
+    read: duration,
+    help: 'after a stop signal, how long it keeps serving (/readyz 503, every answer with Connection: close) before it stops accepting',
+    // 0 without an admin port: nothing probes readiness, and Ctrl-C in development stays instant.
+    whenUnset: `${DEFAULT_DRAIN_MS} with PLANT_STORE_ADMIN_PORT, else 0`,
   },
   PLANT_STORE_MAX_BODY_BYTES: {
     read: count,

@@ -8,6 +8,7 @@
 
 import type { CorsOptions } from '../cors.ts';
 import {
+  DEFAULT_DRAIN_MS,
   type LogSettings,
   readValues,
   SETTINGS,
@@ -79,6 +80,8 @@ export interface Settings {
   readonly log: LogSettings;
   /** `undefined`: no admin listener. */
   readonly admin: AdminSettings | undefined;
+  /** How long a stop signal leaves the server serving before it stops accepting. */
+  readonly drainMs: number;
 }
 
 export type ParseSettingsResult =
@@ -200,6 +203,8 @@ function settingsOf(v: SettingValues): Settings {
       v.PLANT_STORE_ADMIN_PORT === undefined
         ? undefined
         : { port: v.PLANT_STORE_ADMIN_PORT, host: v.PLANT_STORE_ADMIN_HOST },
+    drainMs:
+      v.PLANT_STORE_DRAIN_MS ?? (v.PLANT_STORE_ADMIN_PORT === undefined ? 0 : DEFAULT_DRAIN_MS),
   };
 }
 

@@ -6,9 +6,6 @@
  * @module
  */
 
-/** How long a graceful stop lets in-flight requests finish. */
-export const SHUTDOWN_TIMEOUT_MS = 10_000;
-
 export const REPEAT_GRACE_MS = 1_000;
 
 export function onStopSignals(

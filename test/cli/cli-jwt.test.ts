@@ -184,7 +184,11 @@ describe('plant-store CLI in JWT mode', () => {
   it('accepts valid tokens, prints no token line and is ready with the JWKS fetched when the JWKS settings are set', async () => {
     // A query may carry a key server's API key: it is never echoed.
     const { child, url } = await startServer(
-      jwtEnv({ PLANT_STORE_ADMIN_PORT: '0', PLANT_STORE_JWKS_URL: `${jwks.url}?key=s3cret` }),
+      jwtEnv({
+        PLANT_STORE_ADMIN_PORT: '0',
+        PLANT_STORE_DRAIN_MS: '0',
+        PLANT_STORE_JWKS_URL: `${jwks.url}?key=s3cret`,
+      }),
     );
     const admin = /"admin":"(http:[^"]+)"/.exec(child.stdout())?.[1];
     assert.match(

@@ -8,7 +8,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { cliEnv, NPM_START_MS, postPlant, READY, ROOT, startCli } from '../support/cli-helpers.ts';
+import {
+  cliEnv,
+  logLine,
+  logLines,
+  NPM_START_MS,
+  postPlant,
+  READY,
+  ROOT,
+  startCli,
+} from '../support/cli-helpers.ts';
 import {
   type Child,
   delay,
@@ -22,33 +31,6 @@ import {
 const TOKEN = 'operator-token-1';
 /** An id the server made: its random prefix, then a counter. */
 const MADE_ID = /^[0-9a-f]{12}-[1-9a-f][0-9a-f]*$/;
-
-/** The child's stdout lines that are JSON log lines, parsed. */
-function logLines(child: Child): Record<string, unknown>[] {
-  return child
-    .stdout()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** Waits until a JSON log line satisfies `match`, and returns it. */
-async function logLine(
-  child: Child,
-  match: (line: Record<string, unknown>) => boolean,
-  what: string,
-): Promise<Record<string, unknown>> {
-  return withDeadline(
-    (async () => {
-      for (;;) {
-        const found = logLines(child).find(match);
-        if (found !== undefined) return found;
-        await delay(20);
-      }
-    })(),
-    what,
-  );
-}
 
 /** The admin listener's URL, from the start-up line. */
 async function adminUrl(child: Child): Promise<string> {
@@ -168,8 +150,14 @@ describe('plant-store CLI for operators', () => {
   });
 
   it('serves /livez, /readyz and Prometheus /metrics on the admin port only, and is not ready while stopping', async () => {
+    // Without a drain, which signals.test.ts covers: it stops accepting at once.
     const child = startCli(
-      { PORT: '0', PLANT_STORE_TOKENS: TOKEN, PLANT_STORE_ADMIN_PORT: '0' },
+      {
+        PORT: '0',
+        PLANT_STORE_TOKENS: TOKEN,
+        PLANT_STORE_ADMIN_PORT: '0',
+        PLANT_STORE_DRAIN_MS: '0',
+      },
       children,
     );
     const [, url, port] = await child.line(READY, 'the readiness line');
@@ -250,6 +238,7 @@ describe('plant-store CLI for operators', () => {
         PORT: '0',
         PLANT_STORE_TOKENS: TOKEN,
         PLANT_STORE_ADMIN_PORT: '0',
+        PLANT_STORE_DRAIN_MS: '0',
         PLANT_STORE_MAX_CONNECTIONS: '3',
       },
       children,

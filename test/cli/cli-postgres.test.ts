@@ -423,6 +423,8 @@ describe('plant-store CLI with DATABASE_URL', () => {
           PLANT_STORE_TOKENS: TOKEN,
           DATABASE_URL: databaseUrl.href,
           PLANT_STORE_ADMIN_PORT: '0',
+          // No drain: the second timed below is the pool's to keep.
+          PLANT_STORE_DRAIN_MS: '0',
           PLANT_STORE_PG_POOL_MAX: '3',
         },
         children,

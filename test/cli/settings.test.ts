@@ -41,6 +41,7 @@ describe('parseSettings', () => {
         },
         log: { format: 'auto', level: 'info' },
         admin: undefined,
+        drainMs: 0,
       },
     });
   });
@@ -509,6 +510,26 @@ describe('parseSettings', () => {
     );
     assert.match(errorOf({ PLANT_STORE_ADMIN_HOST: '0.0.0.0' }), /needs PLANT_STORE_ADMIN_PORT/);
     assert.match(errorOf({ PLANT_STORE_ADMIN_PORT: '70000' }), /PLANT_STORE_ADMIN_PORT must be/);
+  });
+
+  it('drains 5 s by default when an admin port is set, since something probes /readyz, and not at all without one', () => {
+    assert.equal(settingsOf({}).drainMs, 0);
+    assert.equal(settingsOf({ PLANT_STORE_ADMIN_PORT: '9090' }).drainMs, 5000);
+    assert.equal(
+      settingsOf({ PLANT_STORE_ADMIN_PORT: '9090', PLANT_STORE_DRAIN_MS: '0' }).drainMs,
+      0,
+    );
+    assert.equal(settingsOf({ PLANT_STORE_DRAIN_MS: '1500' }).drainMs, 1500);
+    assert.equal(settingsOf({ PLANT_STORE_DRAIN_MS: '2147483647' }).drainMs, 2_147_483_647);
+  });
+
+  it('reports PLANT_STORE_DRAIN_MS when it is not an integer of milliseconds a timer holds', () => {
+    for (const drain of ['', '-1', '1.5', '5s', ' 5000', '2147483648']) {
+      assert.equal(
+        errorOf({ PLANT_STORE_DRAIN_MS: drain }),
+        `PLANT_STORE_DRAIN_MS must be an integer in 0-2147483647, got ${JSON.stringify(drain)}`,
+      );
+    }
   });
 
   it('refuses an unknown PLANT_STORE_* variable, suggesting the nearest known one', () => {

@@ -1,12 +1,12 @@
 /**
  * Starting the standalone server (`lib/cli/main.ts`) as a child process, as its users do,
- * and talking to it: its ready line, a create, a bad-setting exit.
+ * and talking to it: its ready line, its log lines, a create, a bad-setting exit.
  *
  * @module
  */
 
 import { fileURLToPath } from 'node:url';
-import { type Child, spawnChild, withDeadline } from './node-helpers.ts';
+import { type Child, pollUntil, spawnChild, withDeadline } from './node-helpers.ts';
 
 /** The repository root, where `lib/cli/main.ts` runs from. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -89,4 +89,23 @@ export async function exitsWithOneLine(child: Child, code: number, what: string)
  */
 export async function eachFewAtATime<T>(cases: readonly T[], check: (item: T) => Promise<void>) {
   for (let i = 0; i < cases.length; i += 4) await Promise.all(cases.slice(i, i + 4).map(check));
+}
+
+/** The child's stdout lines that are JSON log lines, parsed. */
+export function logLines(child: Child): Record<string, unknown>[] {
+  return child
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Waits until a JSON log line satisfies `match`, and returns it. */
+export function logLine(
+  child: Child,
+  match: (line: Record<string, unknown>) => boolean,
+  what: string,
+  ms?: number,
+): Promise<Record<string, unknown>> {
+  return pollUntil(() => logLines(child).find(match), what, ms);
 }

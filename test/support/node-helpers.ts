@@ -32,6 +32,32 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Calls `check` every `everyMs` until it returns something other than `undefined`, raced against
+ * a deadline as `withDeadline` does; past the deadline it calls no more, so a failed wait leaves
+ * no loop running.
+ */
+export function pollUntil<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  ms = DEADLINE_MS,
+  everyMs = 20,
+): Promise<T> {
+  let over = false;
+  const poll = async (): Promise<T> => {
+    while (!over) {
+      const found = await check();
+      if (found !== undefined) return found;
+      await delay(everyMs);
+    }
+    // The deadline has failed the wait already: nobody reads this.
+    return undefined as never;
+  };
+  return withDeadline(poll(), what, ms).finally(() => {
+    over = true;
+  });
+}
+
 /** A promise with its resolve function outside, for a handler to wait on or to announce. */
 export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
   let open!: (value: T) => void;
