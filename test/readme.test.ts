@@ -57,7 +57,7 @@ function snippetsOf(document: string, text: string): Snippet[] {
   const lines = text.split('\n');
   const snippets: Snippet[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const language = /^```(\w+)\s*$/.exec(lines[i] as string)?.[1];
+    const language = /^```([\w-]+)\s*$/.exec(lines[i] as string)?.[1];
     if (language === undefined) continue;
     // The marker goes right above the fence, or with one blank line between.
     const above = lines[i - 1] === '' ? lines[i - 2] : lines[i - 1];
@@ -253,9 +253,13 @@ describe('the TypeScript snippets of README.md, DEVELOPMENT.md and docs/', () =>
     assert.ok(snippets.some((snippet) => snippet.file === 'examples/postgres-shutdown.ts'));
   });
 
-  it("finds the Workers guide's configuration, as a file it shows", () => {
-    const config = 'examples/cloudflare-worker/wrangler.jsonc';
-    assert.ok(blocks.some((block) => block.file === config && !block.typescript));
+  it("finds the Workers guide's configuration and the HAProxy configuration, as files they show", () => {
+    for (const config of ['examples/cloudflare-worker/wrangler.jsonc', 'examples/haproxy.cfg']) {
+      assert.ok(
+        blocks.some((block) => block.file === config && !block.typescript),
+        config,
+      );
+    }
   });
 
   snippets.forEach((snippet, index) => {
