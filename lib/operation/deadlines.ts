@@ -51,7 +51,7 @@ export class Deadlines {
     else this.#newest.newer = deadline;
     this.#newest = deadline;
     // A timer already set, even for an emptied queue, ticks for this one too.
-    this.#timer ??= setTimeout(() => this.#tick(), this.#tickMs);
+    if (this.#timer === undefined) this.#timer = setTimeout(() => this.#tick(), this.#tickMs);
   }
 
   /** Stopping one that passed or was stopped already does nothing. */
