@@ -1,6 +1,6 @@
 /**
- * What HTTP/2 changes for the adapter: the authority from `:authority` (RFC 9113 section 8.3.1),
- * no connection-specific response fields, and an unneeded body stopped by closing its stream only.
+ * What HTTP/2 changes for writing and bodies: no connection-specific response fields, and an
+ * unneeded body stopped by closing its stream only (its authority is read in `node-request.ts`).
  * @module
  */
 
