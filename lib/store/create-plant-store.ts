@@ -120,16 +120,15 @@ export function createPlantStore<Principal = unknown>(
   const handle = policy?.wrap(observed) ?? observed;
   const withCorsOn = policy !== undefined;
 
-  function answer(request: Request, host: unknown, route: string | undefined): Promise<Response> {
+  function answer(request: Request, host: unknown, route?: string): Promise<Response> {
     return new Promise((resolve) => {
       const input = new WebPlainRequest(request, withCorsOn, host, route);
       handle(input, (reply) => resolve(dated(replyResponse(reply))));
     });
   }
 
-  function handleCreatePlant(request: Request, host?: unknown): Promise<Response> {
-    return answer(request, host, undefined);
-  }
+  const handleCreatePlant = (request: Request, host?: unknown): Promise<Response> =>
+    answer(request, host);
 
   // The same under every mount and for every request: no request header enters it.
   const document = openApiJsonFor(location.publicUrl, policy?.describe);
@@ -138,9 +137,13 @@ export function createPlantStore<Principal = unknown>(
   function fetchAt(base: string): (request: Request, host?: unknown) => Promise<Response> {
     const plants = `${base}/plants`;
 
-    async function fetch(request: Request, host?: unknown): Promise<Response> {
+    // Not async: a create answers through its own promise, with none wrapped around it.
+    function fetch(request: Request, host?: unknown): Promise<Response> {
       const path = pathOf(request.url);
-      if (path === plants) return answer(request, host, plants);
+      return path === plants ? answer(request, host, plants) : route(request, path);
+    }
+
+    async function route(request: Request, path: string): Promise<Response> {
       const { method } = request;
       const response =
         path === `${base}/openapi.json` && (method === 'GET' || method === 'HEAD')
@@ -171,7 +174,6 @@ export function createPlantStore<Principal = unknown>(
   };
   recordRoutes(handleCreatePlant, {
     ...shared,
-    path: undefined,
     rejectMethod: () => errorReply('ERR_METHOD_NOT_ALLOWED'),
   });
   return { handleCreatePlant, fetch: fetchAt(location.basePath) };

@@ -8,7 +8,7 @@ import { pathOf } from './url-path.ts';
 
 export interface StoreRoutes {
   /** The one path `handle` answers; every path when `undefined`. */
-  readonly path: string | undefined;
+  readonly path?: string | undefined;
   /** Calls `answer` exactly once, and never throws. */
   readonly handle: (request: PlainRequest, answer: (reply: Reply) => void) => void;
   /** The reply to a method no `Request` can carry (`CONNECT`, `TRACE`), `405` or `404` by path. */
