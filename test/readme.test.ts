@@ -19,13 +19,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import ts from 'typescript';
 import { SETTINGS } from '../lib/cli/settings-table.ts';
 import { createPlantStore, createStaticTokenVerifier } from '../lib/index.ts';
 import { checkServer } from '../lib/testing.ts';
 import { postPlant } from './support/cli-helpers.ts';
 import { type Child, listen, spawnChild, withDeadline } from './support/node-helpers.ts';
+import { type OwnSchema, ownSchema } from './support/pg-schema.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The documents whose ```ts blocks are checked: README, DEVELOPMENT.md and every page of docs/. */
@@ -433,50 +433,30 @@ describe("the documents' examples", () => {
 });
 
 describe('the graceful-shutdown example on PostgreSQL', () => {
-  const DATABASE_URL = process.env.DATABASE_URL;
   const TOKEN = 'shutdown-token';
-  const schema = `plant_store_readme_${process.pid}_${Date.now()}`;
-  let admin: pg.Pool | undefined;
-  let skip: string | undefined;
+  let schema: OwnSchema | string;
   const children: Child[] = [];
 
   before(async () => {
-    if (DATABASE_URL === undefined || DATABASE_URL === '') {
-      skip = 'DATABASE_URL is not set: this test needs a PostgreSQL server (.ci/run sets it)';
-      return;
-    }
-    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1, connectionTimeoutMillis: 3000 });
-    admin.on('error', () => {});
-    try {
-      await admin.query(`CREATE SCHEMA "${schema}"`);
-    } catch (error) {
-      skip = `the database at DATABASE_URL cannot be reached: ${(error as Error).message}`;
-      await admin.end();
-      admin = undefined;
-    }
+    schema = await ownSchema('plant_store_readme');
   });
   after(async () => {
     for (const child of children) child.kill();
-    if (admin !== undefined) {
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    }
+    if (typeof schema !== 'string') await schema.drop();
   });
 
   it('exits 0 within a second of SIGTERM after serving a create', async (t) => {
-    if (skip !== undefined) {
-      t.skip(skip);
+    if (typeof schema === 'string') {
+      t.skip(schema);
       return;
     }
-    const url = new URL(DATABASE_URL as string);
-    url.searchParams.set('options', `-c search_path=${schema}`);
     // Without NODE_V8_COVERAGE: writing coverage at exit is the test's cost, not the example's.
     const env: Record<string, string | undefined> = { ...process.env };
     for (const name of ['NODE_V8_COVERAGE', 'NODE_TEST_CONTEXT']) delete env[name];
     const child = spawnChild(
       process.execPath,
       ['--import', 'tsx', 'examples/postgres-shutdown.ts'],
-      { ...env, DATABASE_URL: url.href, API_TOKEN: TOKEN, PORT: '0', HOST: '127.0.0.1' },
+      { ...env, DATABASE_URL: schema.url, API_TOKEN: TOKEN, PORT: '0', HOST: '127.0.0.1' },
       ROOT,
     );
     children.push(child);
@@ -492,7 +472,7 @@ describe('the graceful-shutdown example on PostgreSQL', () => {
     const tookMs = performance.now() - signalled;
     assert.equal(code, 0, `exit code; stderr: ${child.stderr()}`);
     assert.ok(tookMs < 1000, `exited ${Math.round(tookMs)} ms after SIGTERM, over 1 s`);
-    const { rows } = await (admin as pg.Pool).query(`SELECT name FROM "${schema}".plants`);
+    const { rows } = await schema.admin.query(`SELECT name FROM "${schema.name}".plants`);
     assert.deepEqual(rows, [{ name: 'Fern' }]);
   });
 });

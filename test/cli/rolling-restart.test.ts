@@ -14,10 +14,10 @@ import { Agent, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { createPlantClient } from '../../lib/client.ts';
 import { cliEnv, READY, ROOT } from '../support/cli-helpers.ts';
 import { type Haproxy, noHaproxy, startHaproxy } from '../support/haproxy.ts';
+import { type OwnSchema, ownSchema } from '../support/pg-schema.ts';
 import {
   type Child,
   delay,
@@ -135,50 +135,29 @@ function post(
 }
 
 describe('the standalone server behind HAProxy', () => {
-  const DATABASE_URL = process.env.DATABASE_URL;
-  const schema = `plant_store_rolling_${process.pid}_${Date.now()}`;
-  let admin: pg.Pool | undefined;
-  let skip: string | false = false;
+  let schema: OwnSchema | string;
   const children: Child[] = [];
   const haproxies: Haproxy[] = [];
 
   before(async () => {
-    skip = noHaproxy();
-    if (skip !== false) return;
-    if (DATABASE_URL === undefined || DATABASE_URL === '') {
-      skip = 'DATABASE_URL is not set: this test needs a PostgreSQL server (.ci/run sets it)';
-      return;
-    }
-    admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1, connectionTimeoutMillis: 3000 });
-    admin.on('error', () => {});
-    try {
-      await admin.query(`CREATE SCHEMA "${schema}"`);
-    } catch (error) {
-      skip = `the database at DATABASE_URL cannot be reached: ${(error as Error).message}`;
-      await admin.end();
-      admin = undefined;
-    }
+    schema = noHaproxy() || (await ownSchema('plant_store_rolling'));
   });
   after(async () => {
     // Every process this file started, by its PID, whatever happened.
     for (const child of children) child.kill();
     await Promise.all(haproxies.map((haproxy) => haproxy.stop()));
-    if (admin !== undefined) {
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    }
+    if (typeof schema !== 'string') await schema.drop();
   });
 
   it(
     'fails no request of plain callers or the typed client through a rolling restart, with retries and without',
     { timeout: 50_000 },
     async (t) => {
-      if (skip !== false) {
-        t.skip(skip);
+      if (typeof schema === 'string') {
+        t.skip(schema);
         return;
       }
-      const databaseUrl = new URL(DATABASE_URL as string);
-      databaseUrl.searchParams.set('options', `-c search_path=${schema}`);
+      const own = schema;
       const instances: Instance[] = [];
       for (const name of ['a', 'b'] as const) {
         instances.push({ name, port: await freePort(), adminPort: await freePort() });
@@ -188,7 +167,7 @@ describe('the standalone server behind HAProxy', () => {
           PORT: String(instance.port),
           PLANT_STORE_ADMIN_PORT: String(instance.adminPort),
           PLANT_STORE_TOKENS: TOKEN,
-          DATABASE_URL: databaseUrl.href,
+          DATABASE_URL: own.url,
           PLANT_STORE_DRAIN_MS: String(DRAIN_MS),
           PLANT_STORE_LOG: 'json,warn',
         });
@@ -357,8 +336,8 @@ describe('the standalone server behind HAProxy', () => {
         assert.ok(tally.sent > 1000, `only ${tally.sent} plain requests behind ${name}`);
         assert.ok(tally.clientCreates > 10, `only ${tally.clientCreates} creates behind ${name}`);
       }
-      const { rows } = await (admin as pg.Pool).query<{ id: string; name: string }>(
-        `SELECT id::text AS id, name FROM "${schema}".plants`,
+      const { rows } = await own.admin.query<{ id: string; name: string }>(
+        `SELECT id::text AS id, name FROM "${own.name}".plants`,
       );
       const stored = new Map(rows.map(({ id, name }) => [id, name]));
       for (const { name, tally } of balancers) {
