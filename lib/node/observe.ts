@@ -74,13 +74,18 @@ function recordEnd(this: FollowedResponse): void {
   const followed = this[FOLLOWED];
   if (followed === undefined) return;
   const req = this.req;
-  const socket = req.socket as MarkedSocket;
-  const read = socket.bytesRead;
-  const written = socket.bytesWritten;
-  const bytesIn = read - (socket[READ] ?? 0);
-  const bytesOut = written - (socket[WRITTEN] ?? 0);
-  socket[READ] = read;
-  socket[WRITTEN] = written;
+  let bytesIn = 0;
+  let bytesOut = 0;
+  // An HTTP/2 connection's bytes are shared by its streams: none is a request's own.
+  if (req.httpVersionMajor !== 2) {
+    const socket = req.socket as MarkedSocket;
+    const read = socket.bytesRead;
+    const written = socket.bytesWritten;
+    bytesIn = read - (socket[READ] ?? 0);
+    bytesOut = written - (socket[WRITTEN] ?? 0);
+    socket[READ] = read;
+    socket[WRITTEN] = written;
+  }
   followed.onEnd({
     requestId: assignedRequestId(req),
     method: req.method ?? '',

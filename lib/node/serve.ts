@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorReply } from '../errors.ts';
@@ -13,16 +14,25 @@ import {
   maxConnectionsFor,
 } from './connection.ts';
 import { callHook, guardHook } from '../guards/call-hook.ts';
-import { observeRawReply, observeRequest, observerOf } from './observe.ts';
+import { type Observer, observeRawReply, observeRequest, observerOf } from './observe.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import { targetPath } from './node-request.ts';
-import { count, defaultOnError, LISTENER_OPTIONS, toNodeListener } from './to-node-listener.ts';
-import type { ServeHandle, ServeOptions } from './types.ts';
+import { http2Server } from './serve-http2.ts';
+import {
+  count,
+  DEFAULT_DRAIN_TIMEOUT,
+  defaultOnError,
+  LISTENER_OPTIONS,
+  toNodeListener,
+} from './to-node-listener.ts';
+import type { FetchHandler } from '../types.ts';
+import type { NodeListener, ProtocolServer, ServeHandle, ServeOptions } from './types.ts';
 
 const SERVE_OPTIONS = [
   'fetch',
   'port',
   'host',
+  'http2',
   'headersTimeout',
   'requestTimeout',
   'keepAliveTimeout',
@@ -59,7 +69,8 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
  * The server listens on `127.0.0.1:3000` unless told otherwise and answers through
  * `toNodeListener`. Malformed HTTP gets a `400` Error body, a head over `maxHeaderSize` a `431`;
  * a client too slow to send its headers (`headersTimeout`) or its request (`requestTimeout`) is
- * disconnected. The handle's `close()` stops accepting and lets in-flight requests finish.
+ * disconnected. The handle's `close()` stops accepting and lets in-flight requests finish. With
+ * `http2: true` it speaks HTTP/2 without TLS (h2c) instead.
  *
  * @param options The handler, the address and the limits; every limit has a safe default.
  * @returns The running server's handle; rejects when the server cannot listen.
@@ -73,13 +84,27 @@ const SHUTDOWN_SWEEP_INTERVAL = 50;
  * process.once('SIGTERM', () => void server.close());
  * ```
  */
-export function serve(options: ServeOptions): Promise<ServeHandle> {
+export function serve(options: ServeOptions & { http2?: false }): Promise<ServeHandle>;
+export function serve(options: ServeOptions & { http2: true }): Promise<ServeHandle<Http2Server>>;
+export function serve(options: ServeOptions): Promise<ServeHandle<Server | Http2Server>>;
+export function serve(options: ServeOptions): Promise<ServeHandle<Server | Http2Server>> {
   checkOptionNames('serve', options, SERVE_OPTIONS);
   const port = count(options.port, DEFAULT_PORT, 'port');
   if (port > 65535) throw new TypeError('port must be an integer in 0-65535');
   const host = options.host ?? DEFAULT_HOST;
   if (typeof host !== 'string' || host === '') {
     throw new TypeError('host must be a non-empty string');
+  }
+  const http2 = options.http2 ?? false;
+  if (typeof http2 !== 'boolean') throw new TypeError('http2 must be a boolean');
+  if (http2) {
+    for (const name of ['headersTimeout', 'connectionsCheckingInterval'] as const) {
+      if (options[name] !== undefined) {
+        throw new TypeError(
+          `${name} is HTTP/1.1's; with http2 use keepAliveTimeout and requestTimeout`,
+        );
+      }
+    }
   }
   const headersTimeout = count(
     options.headersTimeout,
@@ -93,7 +118,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     'requestTimeout',
     1,
   );
-  if (headersTimeout > requestTimeout) {
+  if (!http2 && headersTimeout > requestTimeout) {
     throw new TypeError('headersTimeout must not exceed requestTimeout');
   }
   const keepAliveTimeout = count(options.keepAliveTimeout, 5000, 'keepAliveTimeout', 1);
@@ -123,9 +148,88 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     drainTimeout,
   });
   const onError = options.onError ?? defaultOnError;
+  const observer = observerOf(options, onError);
+  const limits: ServerLimits = {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+    maxHeaderSize,
+    connectionsCheckingInterval,
+    maxConnections,
+    drainTimeout: count(drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
+    onRefused:
+      onConnectionRefused === undefined ? () => {} : guardHook<void>(onConnectionRefused, onError),
+  };
+  const protocol = http2
+    ? http2Server(listener, limits, observer)
+    : http1Server(options.fetch, listener, limits, observer);
+  const { server } = protocol;
 
+  // Closing is a sequence: every answer from now on ends its connection, the server keeps
+  // accepting for `shutdownDelay` (a balancer's time to see it leave), then stops, closes each
+  // connection once it is idle and cuts the rest after `shutdownTimeout`.
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= new Promise<void>((resolve) => {
+      protocol.endKeepAlive();
+      const closeIdle = (): void => {
+        afterNextRead(() => protocol.closeIdle());
+      };
+      const stop = (): void => {
+        const sweep = setInterval(closeIdle, SHUTDOWN_SWEEP_INTERVAL);
+        const force = setTimeout(() => protocol.closeAll(), shutdownTimeout);
+        sweep.unref();
+        force.unref();
+        afterNextRead(() => {
+          server.close(() => {
+            clearInterval(sweep);
+            clearTimeout(force);
+            resolve();
+          });
+          // node's HTTP/1.1 close() closes the idle connections too; its HTTP/2 one waits.
+          protocol.closeIdle();
+        });
+      };
+      if (shutdownDelay === 0) stop();
+      else setTimeout(stop, shutdownDelay);
+    });
+    return closed;
+  };
+
+  return new Promise<ServeHandle<Server | Http2Server>>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      server.on('error', (error) => callHook(onError, error));
+      const bound = (server.address() as AddressInfo).port;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, maxConnections, close });
+    });
+  });
+}
+
+/** `serve`'s limits, resolved. */
+export interface ServerLimits {
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+  readonly keepAliveTimeout: number;
+  readonly maxHeaderSize: number;
+  readonly connectionsCheckingInterval: number;
+  readonly maxConnections: number;
+  /** How long an unread request body may take to arrive, in milliseconds. */
+  readonly drainTimeout: number;
+  /** Must not throw. */
+  readonly onRefused: () => void;
+}
+
+/** An HTTP/1.1 server, each connection with its state (`connection.ts`). */
+function http1Server(
+  handler: FetchHandler,
+  listener: NodeListener,
+  limits: ServerLimits,
+  observer: Observer | undefined,
+): ProtocolServer<Server> {
   let closing = false;
-
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const connection = connectionOf(req.socket) as Connection;
     // Bytes after a request that said Connection: close are ignored, never executed.
@@ -141,13 +245,12 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
     if (closing) res.shouldKeepAlive = false;
     listener(req, res);
   };
-  const observer = observerOf(options, onError);
   const server = createServer(
     {
-      headersTimeout,
-      requestTimeout,
-      maxHeaderSize,
-      connectionsCheckingInterval,
+      headersTimeout: limits.headersTimeout,
+      requestTimeout: limits.requestTimeout,
+      maxHeaderSize: limits.maxHeaderSize,
+      connectionsCheckingInterval: limits.connectionsCheckingInterval,
       // Node would answer a missing Host with a bare 400; the listener answers with the Error body.
       requireHostHeader: false,
     },
@@ -164,7 +267,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
   // Node would answer another Expect with a bare 417; RFC 9110 lets a server ignore it.
   server.on('checkExpectation', onRequest);
   // Node closes a CONNECT's socket unanswered when nobody listens: route it, then close.
-  const plain = routesOf(options.fetch);
+  const plain = routesOf(handler);
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     const reply =
       plain?.rejectMethod(targetPath(req.url)) ??
@@ -174,60 +277,23 @@ export function serve(options: ServeOptions): Promise<ServeHandle> {
       observer === undefined ? reply : observeRawReply(observer, reply, 'CONNECT', req.url),
     );
   });
-  server.keepAliveTimeout = keepAliveTimeout;
-  const connections = new Connections(
-    server,
-    maxConnections,
-    onConnectionRefused === undefined ? () => {} : guardHook<void>(onConnectionRefused, onError),
-  );
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  const connections = new Connections(server, limits.maxConnections, limits.onRefused);
   // A client that half-closes after its request still gets the response (node reads this
   // undocumented server property when a client's end arrives).
   (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     rejectClient(error, socket, observer && ((reply) => observeRawReply(observer, reply)));
   });
-
-  // Closing is a sequence: every answer from now on says Connection: close, the server keeps
-  // accepting for `shutdownDelay` (a balancer's time to see it leave), then stops, closes each
-  // connection once it is idle and cuts the rest after `shutdownTimeout`.
-  let closed: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closed ??= new Promise<void>((resolve) => {
+  return {
+    server,
+    endKeepAlive() {
       closing = true;
       connections.endKeepAlive();
-      const closeIdle = (): void => {
-        afterNextRead(() => server.closeIdleConnections());
-      };
-      const stop = (): void => {
-        const sweep = setInterval(closeIdle, SHUTDOWN_SWEEP_INTERVAL);
-        const force = setTimeout(() => server.closeAllConnections(), shutdownTimeout);
-        sweep.unref();
-        force.unref();
-        // node's close() closes the idle connections too.
-        afterNextRead(() =>
-          server.close(() => {
-            clearInterval(sweep);
-            clearTimeout(force);
-            resolve();
-          }),
-        );
-      };
-      if (shutdownDelay === 0) stop();
-      else setTimeout(stop, shutdownDelay);
-    });
-    return closed;
+    },
+    closeIdle: () => server.closeIdleConnections(),
+    closeAll: () => server.closeAllConnections(),
   };
-
-  return new Promise<ServeHandle>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      server.on('error', (error) => callHook(onError, error));
-      const bound = (server.address() as AddressInfo).port;
-      const urlHost = host.includes(':') ? `[${host}]` : host;
-      resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, maxConnections, close });
-    });
-  });
 }
 
 /**

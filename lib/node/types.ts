@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Http2Server, Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 
 import type { FetchHandler } from '../types.ts';
 
@@ -50,6 +50,16 @@ export interface ServeOptions extends ToNodeListenerOptions {
    * @default '127.0.0.1'
    */
   readonly host?: string | undefined;
+  /**
+   * Serves HTTP/2 without TLS (h2c with prior knowledge), as a load balancer or platform that
+   * speaks HTTP/2 to its backends sends it, instead of HTTP/1.1. `keepAliveTimeout` closes an
+   * idle session, `requestTimeout` resets a stream whose request has not arrived whole in time,
+   * `maxHeaderSize` answers `431` as over HTTP/1.1, and past `maxConnections` a connection is
+   * refused without closing an idle session for it. `headersTimeout` and
+   * `connectionsCheckingInterval` are HTTP/1.1's, refused beside it.
+   * @default false
+   */
+  readonly http2?: boolean | undefined;
   /**
    * Milliseconds a client has to send the request headers (slowloris); at least 1. See
    * [`server.headersTimeout`](https://nodejs.org/api/http.html#serverheaderstimeout).
@@ -123,28 +133,43 @@ export interface RequestRecord {
   readonly status: number;
   /** From the request's head arriving to the response's end, in milliseconds. */
   readonly durationMs: number;
-  /** The bytes received for it since the previous request on the connection ended. */
+  /**
+   * The bytes received for it since the previous request on the connection ended; `0` over
+   * HTTP/2, where a connection's bytes are shared by its streams.
+   */
   readonly bytesIn: number;
-  /** The bytes sent for it: the response's head and body. */
+  /** The bytes sent for it: the response's head and body; `0` over HTTP/2. */
   readonly bytesOut: number;
 }
 
-/** A running server, as `serve` hands it back. */
-export interface ServeHandle {
+/** A running server, as `serve` hands it back: `S` is its `node:http` or `node:http2` server. */
+export interface ServeHandle<S extends Server | Http2Server = Server> {
   /** The URL the server answers on, such as `http://127.0.0.1:3000`. */
   readonly url: string;
   /** The port listened on: the one asked for, or the free one picked for `0`. */
   readonly port: number;
-  /** The underlying `node:http` server. */
-  readonly server: Server;
+  /** The underlying `node:http` server, or `node:http2`'s with `http2`. */
+  readonly server: S;
   /** The connection cap in effect (not `server.maxConnections`, which `serve` moves). */
   readonly maxConnections: number;
   /**
    * Closes gracefully: every answer from then on, and every one in flight that has not begun,
-   * says `Connection: close`; after `shutdownDelay` it stops accepting, closes each connection
-   * once it is idle (never one whose request already arrived), lets in-flight requests finish up
-   * to `shutdownTimeout`, and resolves once every connection is closed. A second call returns the
-   * same promise.
+   * says `Connection: close` (over HTTP/2, each session gets GOAWAY: its requests in flight
+   * finish, and a new one opens a new connection); after `shutdownDelay` it stops accepting,
+   * closes each connection once it is idle (never one whose request already arrived), lets
+   * in-flight requests finish up to `shutdownTimeout`, and resolves once every connection is
+   * closed. A second call returns the same promise.
    */
   close(): Promise<void>;
+}
+
+/** What `close()` asks of `serve`'s server, whichever protocol it speaks. */
+export interface ProtocolServer<S extends Server | Http2Server> {
+  readonly server: S;
+  /** Has every answer from now on end its connection: a closing server's first step. */
+  endKeepAlive(): void;
+  /** Closes each connection that is idle, never one whose request arrived. */
+  closeIdle(): void;
+  /** Cuts every connection still open. */
+  closeAll(): void;
 }

@@ -45,7 +45,7 @@ interface Started {
 /** `serve` over `createPlantStore` on a free port; errors reported to either `onError` are kept. */
 async function start(
   store: { repository?: PlantRepository; verifier?: TokenVerifier; timeoutMs?: number },
-  limits: Partial<ServeOptions> = {},
+  limits: Partial<Omit<ServeOptions, 'http2'>> = {},
 ): Promise<Started> {
   const errors: unknown[] = [];
   const onError = (error: unknown): void => {
@@ -325,7 +325,7 @@ describe('clients that leave, behind serve', () => {
 });
 
 describe('connection floods, behind serve', () => {
-  const limits: Partial<ServeOptions> = {
+  const limits: Partial<Omit<ServeOptions, 'http2'>> = {
     headersTimeout: 1000,
     requestTimeout: 2000,
     keepAliveTimeout: 500,
