@@ -20,9 +20,8 @@ import { errorReply } from '../errors.ts';
 import { holdContinue } from './connection.ts';
 import { closeStreamAfterResponse } from './http2.ts';
 import { type Observer, observeRequest } from './observe.ts';
-import type { ServerLimits } from './serve.ts';
 import { sendReply } from './send.ts';
-import type { NodeListener, ProtocolServer } from './types.ts';
+import type { NodeListener, ProtocolServer, ServerLimits } from './types.ts';
 
 export function http2Server(
   listener: NodeListener,

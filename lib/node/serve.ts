@@ -1,22 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { errorReply } from '../errors.ts';
-import { routesOf } from '../store/store-routes.ts';
-import { rejectClient, writeRawReply } from './client-error.ts';
-import {
-  type Connection,
-  connectionOf,
-  Connections,
-  DEFAULT_MAX_CONNECTIONS,
-  holdContinue,
-  maxConnectionsFor,
-} from './connection.ts';
 import { callHook, guardHook } from '../guards/call-hook.ts';
-import { type Observer, observeRawReply, observeRequest, observerOf } from './observe.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
-import { targetPath } from './node-request.ts';
+import { DEFAULT_MAX_CONNECTIONS, maxConnectionsFor } from './connection.ts';
+import { observerOf } from './observe.ts';
+import { http1Server } from './serve-http1.ts';
 import { http2Server } from './serve-http2.ts';
 import {
   count,
@@ -25,8 +14,7 @@ import {
   LISTENER_OPTIONS,
   toNodeListener,
 } from './to-node-listener.ts';
-import type { FetchHandler } from '../types.ts';
-import type { NodeListener, ProtocolServer, ServeHandle, ServeOptions } from './types.ts';
+import type { ServeHandle, ServeOptions, ServerLimits } from './types.ts';
 
 const SERVE_OPTIONS = [
   'fetch',
@@ -206,94 +194,6 @@ export function serve(options: ServeOptions): Promise<ServeHandle<Server | Http2
       resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, maxConnections, close });
     });
   });
-}
-
-/** `serve`'s limits, resolved. */
-export interface ServerLimits {
-  readonly headersTimeout: number;
-  readonly requestTimeout: number;
-  readonly keepAliveTimeout: number;
-  readonly maxHeaderSize: number;
-  readonly connectionsCheckingInterval: number;
-  readonly maxConnections: number;
-  /** How long an unread request body may take to arrive, in milliseconds. */
-  readonly drainTimeout: number;
-  /** Must not throw. */
-  readonly onRefused: () => void;
-}
-
-/** An HTTP/1.1 server, each connection with its state (`connection.ts`). */
-function http1Server(
-  handler: FetchHandler,
-  listener: NodeListener,
-  limits: ServerLimits,
-  observer: Observer | undefined,
-): ProtocolServer<Server> {
-  let closing = false;
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const connection = connectionOf(req.socket) as Connection;
-    // Bytes after a request that said Connection: close are ignored, never executed.
-    if (connection.closing) {
-      req.socket.destroy();
-      return;
-    }
-    connection.request = req;
-    connection.response = res;
-    if (observer !== undefined) observeRequest(observer, req, res);
-    // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`
-    // drops repeated Set-Cookie values from the flat header list.
-    if (closing) res.shouldKeepAlive = false;
-    listener(req, res);
-  };
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeout,
-      requestTimeout: limits.requestTimeout,
-      maxHeaderSize: limits.maxHeaderSize,
-      connectionsCheckingInterval: limits.connectionsCheckingInterval,
-      // Node would answer a missing Host with a bare 400; the listener answers with the Error body.
-      requireHostHeader: false,
-    },
-    onRequest,
-  );
-  // A second Host or Authorization after filler lines must be seen; maxHeaderSize bounds them.
-  server.maxHeadersCount = 0;
-  // `100 Continue` waits until the body is read, so a request the headers alone fail gets its
-  // final status instead (RFC 9110 section 10.1.1).
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    holdContinue(res);
-    onRequest(req, res);
-  });
-  // Node would answer another Expect with a bare 417; RFC 9110 lets a server ignore it.
-  server.on('checkExpectation', onRequest);
-  // Node closes a CONNECT's socket unanswered when nobody listens: route it, then close.
-  const plain = routesOf(handler);
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    const reply =
-      plain?.rejectMethod(targetPath(req.url)) ??
-      errorReply('ERR_NOT_IMPLEMENTED', 'the method CONNECT is not implemented');
-    writeRawReply(
-      socket,
-      observer === undefined ? reply : observeRawReply(observer, reply, 'CONNECT', req.url),
-    );
-  });
-  server.keepAliveTimeout = limits.keepAliveTimeout;
-  const connections = new Connections(server, limits.maxConnections, limits.onRefused);
-  // A client that half-closes after its request still gets the response (node reads this
-  // undocumented server property when a client's end arrives).
-  (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    rejectClient(error, socket, observer && ((reply) => observeRawReply(observer, reply)));
-  });
-  return {
-    server,
-    endKeepAlive() {
-      closing = true;
-      connections.endKeepAlive();
-    },
-    closeIdle: () => server.closeIdleConnections(),
-    closeAll: () => server.closeAllConnections(),
-  };
 }
 
 /**

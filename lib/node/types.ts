@@ -173,3 +173,17 @@ export interface ProtocolServer<S extends Server | Http2Server> {
   /** Cuts every connection still open. */
   closeAll(): void;
 }
+
+/** `serve`'s limits, resolved. */
+export interface ServerLimits {
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+  readonly keepAliveTimeout: number;
+  readonly maxHeaderSize: number;
+  readonly connectionsCheckingInterval: number;
+  readonly maxConnections: number;
+  /** How long an unread request body may take to arrive, in milliseconds. */
+  readonly drainTimeout: number;
+  /** Must not throw. */
+  readonly onRefused: () => void;
+}
