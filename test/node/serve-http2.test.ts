@@ -163,6 +163,27 @@ describe('serve({ http2: true })', () => {
     }
   });
 
+  it('lets a request outlive keepAliveTimeout in its handler, the session quiet meanwhile', async () => {
+    // A slow repository must not have its request cut because the session went quiet.
+    const handle = await serve({
+      fetch: async () => {
+        await delay(500);
+        return new Response('slow');
+      },
+      port: 0,
+      http2: true,
+      keepAliveTimeout: 100,
+    });
+    try {
+      const { client } = await session(handle);
+      const { status, body, rstCode } = await http2Request(client, 'GET', '/');
+      assert.deepEqual({ status, body, rstCode }, { status: 200, body: 'slow', rstCode: 0 });
+      client.destroy();
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('resets a stream whose body has not arrived within requestTimeout, and serves the rest', async () => {
     const handle = await serve({
       fetch: newStore().fetch,
