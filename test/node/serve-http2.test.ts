@@ -55,6 +55,9 @@ describe('serve({ http2: true })', () => {
       const created = await http2Request(client, 'POST', '/plants', auth, body);
       assert.equal(created.status, 200);
       assert.equal(created.body, '{"name":"Monstera"}');
+      // The neighbour a double would round it to is another plant: the id was kept exact.
+      const neighbour = '{"id":9007199254740992,"name":"Fern"}';
+      assert.equal((await http2Request(client, 'POST', '/plants', auth, neighbour)).status, 200);
       const missing = await http2Request(client, 'POST', '/plants', {}, body);
       assert.equal(missing.status, 401);
       assert.match(String(missing.headers['www-authenticate']), /^Bearer realm=/);
