@@ -19,7 +19,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { postPlant, READY, startCli } from '../support/cli-helpers.ts';
 import { noNginx, type Nginx, startNginx } from '../support/nginx.ts';
 import type { Child } from '../support/node-helpers.ts';
-import { browserSkipReason, CHROMIUM, tryItOut } from './page-helpers.ts';
+import { browserSkipReason, CHROMIUM, tryItOut, watchPage } from './page-helpers.ts';
 
 const TOKEN = 'nginx-test-token';
 const skip = browserSkipReason() || noNginx();
@@ -113,13 +113,7 @@ describe('the reference page behind nginx, in Chromium', { skip }, () => {
       decoyHeard.length = 0;
 
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(String(error)));
-      const calls: string[] = [];
-      page.on('request', (request) => calls.push(`${request.method()} ${request.url()}`));
+      const { problems, calls } = watchPage(page);
       await page.goto(`${api}/docs`);
       const shown = await tryItOut(page, TOKEN, '{"id": 7, "name": "Monstera"}');
 

@@ -68,6 +68,21 @@ export function createFrom(page: Page, api: string, token: string, body: string)
 }
 
 /**
+ * What a page shows going wrong (console errors, uncaught exceptions) and every request it
+ * makes, as `METHOD url`, from now on.
+ */
+export function watchPage(page: Page): { problems: string[]; calls: string[] } {
+  const problems: string[] = [];
+  const calls: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(String(error)));
+  page.on('request', (request) => calls.push(`${request.method()} ${request.url()}`));
+  return { problems, calls };
+}
+
+/**
  * A person's create on the reference page already open in `page`: the token under "Authorize",
  * then `body` sent with "Try it out". Resolves with the status and the answer's text the page shows.
  */

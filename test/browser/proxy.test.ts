@@ -21,7 +21,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { READY, startCli } from '../support/cli-helpers.ts';
 import type { Child } from '../support/node-helpers.ts';
 import { noOpenssl, selfSigned } from '../support/tls.ts';
-import { browserSkipReason, CHROMIUM, tryItOut } from './page-helpers.ts';
+import { browserSkipReason, CHROMIUM, tryItOut, watchPage } from './page-helpers.ts';
 
 const TOKEN = 'proxy-test-token';
 const skip = browserSkipReason() || noOpenssl();
@@ -123,13 +123,7 @@ describe('the reference page behind a TLS proxy, in Chromium', { skip }, () => {
       const publicBase = proxy.base;
 
       const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(String(error)));
-      const calls: string[] = [];
-      page.on('request', (request) => calls.push(`${request.method()} ${request.url()}`));
+      const { problems, calls } = watchPage(page);
 
       await page.goto(`${publicBase}/docs`);
       const shown = await tryItOut(page, TOKEN, '{"id": 7, "name": "Monstera"}');
