@@ -9,9 +9,7 @@ import {
   type HostSend,
   NOT_FOUND,
 } from '../node/answer.ts';
-import { DEFAULT_DRAIN_TIMEOUT, DEFAULT_MAX_DRAIN_BYTES } from '../node/to-node-listener.ts';
-import type { ListenerConfig } from '../node/types.ts';
-import { callHook } from '../guards/call-hook.ts';
+import { listenerConfigOf } from '../node/to-node-listener.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import type { Reply } from '../operation/plain-request.ts';
 import { fetchUnder, routesOf } from '../store/store-routes.ts';
@@ -78,15 +76,9 @@ export const plantStore: FastifyPluginCallback<PlantStorePluginOptions> = (
     done(error as Error);
     return;
   }
-  const config: ListenerConfig = {
-    onError: (error) =>
-      callHook(
-        (fault: unknown) => scope.log.error({ err: fault }, 'plant-store: the handler failed'),
-        error,
-      ),
-    maxDrainBytes: DEFAULT_MAX_DRAIN_BYTES,
-    drainTimeout: DEFAULT_DRAIN_TIMEOUT,
-  };
+  const config = listenerConfigOf({
+    onError: (fault) => scope.log.error({ err: fault }, 'plant-store: the handler failed'),
+  });
   // Only in this scope: every content type is taken, nothing read, so the store gets the raw body.
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null));

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { callHook, guardHook } from '../guards/call-hook.ts';
+import { guardHook } from '../guards/call-hook.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
 import { DEFAULT_MAX_CONNECTIONS, maxConnectionsFor } from './connection.ts';
 import { observerOf } from './observe.ts';
@@ -9,10 +9,10 @@ import { http1Server } from './serve-http1.ts';
 import { http2Server } from './serve-http2.ts';
 import {
   count,
-  DEFAULT_DRAIN_TIMEOUT,
-  defaultOnError,
   LISTENER_OPTIONS,
-  toNodeListener,
+  listenerConfigOf,
+  listenerFor,
+  milliseconds,
 } from './to-node-listener.ts';
 import type { ServeHandle, ServeOptions, ServerLimits } from './types.ts';
 
@@ -94,13 +94,13 @@ export function serve(options: ServeOptions): Promise<ServeHandle<Server | Http2
       }
     }
   }
-  const headersTimeout = count(
+  const headersTimeout = milliseconds(
     options.headersTimeout,
     DEFAULT_HEADERS_TIMEOUT_MS,
     'headersTimeout',
     1,
   );
-  const requestTimeout = count(
+  const requestTimeout = milliseconds(
     options.requestTimeout,
     DEFAULT_REQUEST_TIMEOUT_MS,
     'requestTimeout',
@@ -109,33 +109,31 @@ export function serve(options: ServeOptions): Promise<ServeHandle<Server | Http2
   if (!http2 && headersTimeout > requestTimeout) {
     throw new TypeError('headersTimeout must not exceed requestTimeout');
   }
-  const keepAliveTimeout = count(options.keepAliveTimeout, 5000, 'keepAliveTimeout', 1);
+  const keepAliveTimeout = milliseconds(options.keepAliveTimeout, 5000, 'keepAliveTimeout', 1);
   const maxHeaderSize = count(options.maxHeaderSize, 16_384, 'maxHeaderSize');
-  const connectionsCheckingInterval = count(
+  const connectionsCheckingInterval = milliseconds(
     options.connectionsCheckingInterval,
     1000,
     'connectionsCheckingInterval',
     1,
   );
-  const shutdownTimeout = count(
+  const shutdownTimeout = milliseconds(
     options.shutdownTimeout,
     DEFAULT_SHUTDOWN_TIMEOUT_MS,
     'shutdownTimeout',
   );
-  const shutdownDelay = count(options.shutdownDelay, 0, 'shutdownDelay');
+  const shutdownDelay = milliseconds(options.shutdownDelay, 0, 'shutdownDelay');
   const maxConnections = maxConnectionsFor(
     count(options.maxConnections, DEFAULT_MAX_CONNECTIONS, 'maxConnections', 1),
   );
-  const { onError: hostOnError, maxDrainBytes, drainTimeout, onConnectionRefused } = options;
+  const { fetch, onConnectionRefused } = options;
+  if (typeof fetch !== 'function') throw new TypeError('serve needs a fetch handler function');
   if (onConnectionRefused !== undefined && typeof onConnectionRefused !== 'function') {
     throw new TypeError('onConnectionRefused must be a function');
   }
-  const listener = toNodeListener(options.fetch, {
-    onError: hostOnError,
-    maxDrainBytes,
-    drainTimeout,
-  });
-  const onError = options.onError ?? defaultOnError;
+  const config = listenerConfigOf(options);
+  const listener = listenerFor(fetch, config);
+  const { onError } = config;
   const observer = observerOf(options, onError);
   const limits: ServerLimits = {
     headersTimeout,
@@ -144,13 +142,13 @@ export function serve(options: ServeOptions): Promise<ServeHandle<Server | Http2
     maxHeaderSize,
     connectionsCheckingInterval,
     maxConnections,
-    drainTimeout: count(drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
+    drainTimeout: config.drainTimeout,
     onRefused:
       onConnectionRefused === undefined ? () => {} : guardHook<void>(onConnectionRefused, onError),
   };
   const protocol = http2
     ? http2Server(listener, limits, observer)
-    : http1Server(options.fetch, listener, limits, observer);
+    : http1Server(fetch, listener, limits, observer);
   const { server } = protocol;
 
   // Closing is a sequence: every answer from now on ends its connection, the server keeps
@@ -188,7 +186,7 @@ export function serve(options: ServeOptions): Promise<ServeHandle<Server | Http2
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      server.on('error', (error) => callHook(onError, error));
+      server.on('error', onError);
       const bound = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
       resolve({ url: `http://${urlHost}:${bound}`, port: bound, server, maxConnections, close });

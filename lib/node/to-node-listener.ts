@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply } from '../errors.ts';
 import { callHook } from '../guards/call-hook.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
+import { MAX_TIMER_MS } from '../guards/timer-limit.ts';
 import { routesOf } from '../store/store-routes.ts';
 import type { FetchHandler } from '../types.ts';
 import { answerFetch, answerPlain } from './answer.ts';
@@ -49,14 +50,23 @@ export function toNodeListener(
     throw new TypeError('toNodeListener needs a fetch handler function');
   }
   checkOptionNames('toNodeListener', options, LISTENER_OPTIONS);
+  return listenerFor(handler, listenerConfigOf(options));
+}
+
+/** The listener's settings, checked, each with its default. */
+export function listenerConfigOf(options: ToNodeListenerOptions): ListenerConfig {
   const onError = options.onError ?? defaultOnError;
   if (typeof onError !== 'function') throw new TypeError('onError must be a function');
-  const config: ListenerConfig = {
+  return {
     // A broken onError must not crash the server: its own failure goes to stderr.
     onError: (error) => callHook(onError, error),
     maxDrainBytes: count(options.maxDrainBytes, DEFAULT_MAX_DRAIN_BYTES, 'maxDrainBytes'),
-    drainTimeout: count(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
+    drainTimeout: milliseconds(options.drainTimeout, DEFAULT_DRAIN_TIMEOUT, 'drainTimeout'),
   };
+}
+
+/** The listener for `handler`, with settings already checked. */
+export function listenerFor(handler: FetchHandler, config: ListenerConfig): NodeListener {
   // A plant store's routes answer the adapter's request as it is, with no `Request` made.
   const routes = routesOf(handler);
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -97,4 +107,16 @@ export function count(
     throw new TypeError(`${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer`);
   }
   return value;
+}
+
+/** A time in milliseconds: `count`'s, and no longer than a timer holds (node fires a longer one at once). */
+export function milliseconds(
+  value: number | undefined,
+  fallback: number,
+  name: string,
+  min: 0 | 1 = 0,
+): number {
+  const ms = count(value, fallback, name, min);
+  if (ms > MAX_TIMER_MS) throw new TypeError(`${name} must be at most ${MAX_TIMER_MS} ms`);
+  return ms;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type ServeOptions, serve } from '../../lib/node.ts';
+import { type ServeOptions, serve, toNodeListener } from '../../lib/node.ts';
 import { TOKEN, testStore } from '../support/fakes.ts';
 import { checkRaw, rawPlantRequest } from '../support/fault-helpers.ts';
 import {
@@ -295,6 +295,30 @@ describe('serve', () => {
       () => serve({ fetch: echo, headersTimeout: 2000, requestTimeout: 1000 }),
       TypeError,
     );
+  });
+
+  it('refuses a time longer than a timer holds, which node would fire at once', () => {
+    // node fires a timer past 2^31 - 1 ms at once: a shutdownDelay of 2^31 ms was no delay at all.
+    for (const name of [
+      'headersTimeout',
+      'requestTimeout',
+      'keepAliveTimeout',
+      'connectionsCheckingInterval',
+      'shutdownTimeout',
+      'shutdownDelay',
+      'drainTimeout',
+    ]) {
+      const options = { fetch: echo, [name]: 2 ** 31 };
+      if (name === 'headersTimeout') options.requestTimeout = 2 ** 31 - 1;
+      assert.throws(() => serve(options), {
+        name: 'TypeError',
+        message: `${name} must be at most 2147483647 ms`,
+      });
+    }
+    assert.throws(() => toNodeListener(echo, { drainTimeout: 2 ** 31 }), {
+      name: 'TypeError',
+      message: 'drainTimeout must be at most 2147483647 ms',
+    });
   });
 });
 
