@@ -100,7 +100,7 @@ export function answerReply(
 }
 
 /** For a failure nothing else caught: report it and cut the connection. */
-export function lastResort(config: ListenerConfig, res: ServerResponse, error: unknown): void {
+function lastResort(config: ListenerConfig, res: ServerResponse, error: unknown): void {
   config.onError(error);
   res.destroy();
 }

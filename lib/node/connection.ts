@@ -20,8 +20,7 @@ let answers = 0;
 
 /** A socket's state under `serve`. */
 export class Connection {
-  /** The latest request on the socket, and its response. */
-  request: IncomingMessage | undefined = undefined;
+  /** The response to the latest request on the socket. */
   response: ServerResponse | undefined = undefined;
   /** The bytes read when its latest answer left or its unread body was drained. */
   restBytes = -1;
@@ -35,6 +34,11 @@ export class Connection {
 
   constructor(socket: Socket) {
     this.socket = socket;
+  }
+
+  /** The latest request on the socket. */
+  get request(): IncomingMessage | undefined {
+    return this.response?.req;
   }
 
   /** The latest response if it has not ended yet. */
@@ -120,7 +124,8 @@ export const DEFAULT_MAX_CONNECTIONS = 4096;
 const RESERVED_DESCRIPTORS = 128;
 
 /** The cap in effect: never more than the open-file limit leaves room for, or the pool starves. */
-export function maxConnectionsFor(wanted: number, limit = openFileLimit()): number {
+export function maxConnectionsFor(wanted: number): number {
+  const limit = openFileLimit();
   if (limit === undefined) return wanted;
   // Under a very low limit, half of it rather than nothing.
   return Math.min(wanted, Math.max(limit - RESERVED_DESCRIPTORS, Math.floor(limit / 2), 1));

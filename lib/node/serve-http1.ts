@@ -30,7 +30,6 @@ export function http1Server(
       req.socket.destroy();
       return;
     }
-    connection.request = req;
     connection.response = res;
     if (observer !== undefined) observeRequest(observer, req, res);
     // Not `setHeader('connection', 'close')`: with headers already set, node's `writeHead`

@@ -122,7 +122,6 @@ function giveVerdict(answer: unknown, listener: AnswerListener): void {
     );
 }
 
-// A store may hand back an absent tag as `null` or `undefined`.
 function giveOutcome(answer: unknown, listener: AnswerListener, plant?: NewPlant): void {
   let outcome: StoredOutcome;
   try {
@@ -139,6 +138,7 @@ function readOutcome(answer: unknown, plant: NewPlant): StoredOutcome {
   if (created === true) return 'created';
   const existing = created === false ? outcome?.existing : undefined;
   const name = existing?.name;
+  // A store may hand back an absent tag as `null` or `undefined`.
   const tag = existing?.tag ?? undefined;
   if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) {
     throw malformedAnswer('ERR_MALFORMED_OUTCOME');

@@ -23,10 +23,11 @@ const MAX_TICK_MS = 50;
 
 /**
  * The deadlines of one store's creates. Every create has `timeoutMs`, so they fall due in the
- * order they started and one queue serves them all (docs/DECISIONS.md). A create reads no clock
- * and touches no timer: a timer that ticks while creates are in flight stamps those started since
- * its last tick, so a deadline passes up to a tick late, never early, and a store whose creates
- * are all answered lets the process go within a tick.
+ * order they started and one queue serves them all (docs/DECISIONS.md). A create reads no clock,
+ * and sets a timer only when none is ticking: a timer that ticks while creates are in flight stamps
+ * those started since its last tick, so a deadline passes up to a tick late, never early, and a
+ * store whose creates are all answered lets the process go within a tick. On Workers each create
+ * has a timer of its own.
  */
 export class Deadlines {
   #oldest: Deadline | undefined = undefined;

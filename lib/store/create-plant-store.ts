@@ -23,8 +23,6 @@ import { pathOf } from './url-path.ts';
 import { WebPlainRequest } from './web-request.ts';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../types.ts';
 
-// setTimeout fires at once for delays past 2^31 - 1 ms, so larger deadlines are refused.
-
 const KNOWN_OPTIONS = [
   'repository',
   'verifier',
