@@ -61,8 +61,8 @@ const count = integer(1, Number.MAX_SAFE_INTEGER);
 /**
  * `PLANT_STORE_DRAIN_MS` when an admin port is set, since something then probes `/readyz`: a
  * balancer checking every second or two needs a few checks to see an instance leave, and
- * Kubernetes a few seconds to take a stopping pod out of its Services; with the 10 s shutdown
- * timeout it stays within Kubernetes' 30 s grace period.
+ * Kubernetes a few seconds to take a stopping pod out of its Services; with the shutdown timeout
+ * (`DEFAULT_SHUTDOWN_TIMEOUT_MS`) it stays within Kubernetes' 30 s grace period.
  */
 export const DEFAULT_DRAIN_MS = 5_000;
 

@@ -66,7 +66,7 @@ export async function onLoan(
   const onError = (error: Error) => {
     failure ??= error;
   };
-  // pg emits 'error' on a lent connection that breaks: unheard, it would end the process.
+  // pg emits 'error' on a lent connection that breaks: what broke it decides its release.
   connection.on('error', onError);
   try {
     await work(connection);

@@ -5,9 +5,9 @@ import { ConformanceError } from './report.ts';
 import { bodyHint, errorText, open, readText, type Server } from './server-http.ts';
 
 /** The check a run reports when its first request got no answer. */
-export const REACH = 'reach: answers a first request at the base URL';
+const REACH = 'reach: answers a first request at the base URL';
 /** The check a run reports when its first request was refused with `401`. */
-export const TOKEN = 'token: accepts the token it was given';
+const TOKEN = 'token: accepts the token it was given';
 
 /**
  * Sends the run's first request, an authorized `POST /plants` without a body, which writes

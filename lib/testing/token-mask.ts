@@ -8,18 +8,17 @@
  * quoted in JSON) or as a URL does (`%2B`). Apply it before text is cut short, or a quote could
  * end inside the token.
  *
- * @param token The token; never empty, since the empty string is in every text.
+ * @param token The token, a b64token as `checkServer` accepts it: not empty, and ASCII.
  * @returns The masking function.
  */
 export function createTokenMask(token: string): (text: string) => string {
-  if (token === '') return (text) => text;
   const pattern = Array.from(token, (char) => {
     const code = char.charCodeAt(0);
     const forms = [
       char.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'),
       `\\\\+u${code.toString(16).padStart(4, '0')}`,
+      `%${code.toString(16).padStart(2, '0')}`,
     ];
-    if (code < 0x80) forms.push(`%${code.toString(16).padStart(2, '0')}`);
     if (char === '/') forms.push('\\\\+\\/');
     return `(?:${forms.join('|')})`;
   }).join('');
