@@ -75,7 +75,7 @@ class Create extends Deadline implements AnswerListener, BodySink {
   #calling = false;
   #limit = 0;
   #plant: NewPlant | undefined;
-  #context: CollaboratorContext | undefined;
+  readonly #context: CollaboratorContext;
   #controller: AbortController | undefined;
   readonly #store: OperationSettings;
   readonly #input: PlainRequest;
@@ -93,6 +93,7 @@ class Create extends Deadline implements AnswerListener, BodySink {
     this.#input = input;
     this.#answer = answer;
     this.#collaborators = collaborators;
+    this.#context = new CollaboratorContext(this, input);
     store.deadlines.start(this);
   }
 
@@ -113,9 +114,8 @@ class Create extends Deadline implements AnswerListener, BodySink {
 
   /** 2. Authentication, the token: the verifier decides. */
   verify(token: string): void {
-    const context = (this.#context = new CollaboratorContext(this, this.#input));
     this.#calling = true;
-    this.#collaborators.verify(token, context, this);
+    this.#collaborators.verify(token, this.#context, this);
     this.#calling = false;
   }
 
@@ -123,7 +123,7 @@ class Create extends Deadline implements AnswerListener, BodySink {
   verified(valid: boolean, principal: unknown, reason: TokenRejectionReason | undefined): void {
     if (this.#dropsAnswer()) return;
     if (!valid) return this.#tokenRejected(reason);
-    (this.#context as CollaboratorContext).principal = principal;
+    this.#context.principal = principal;
     const input = this.#input;
     const limit = (this.#limit = Math.min(this.#store.maxBodyBytes, input.bodyLimit ?? Infinity));
     // 3. Body present: the headers decide (an empty chunked body is found when it is read).
@@ -162,7 +162,7 @@ class Create extends Deadline implements AnswerListener, BodySink {
     this.#plant = plant;
     this.#waitingOn = 'repository';
     this.#calling = true;
-    this.#collaborators.store(plant, this.#context as CollaboratorContext, this);
+    this.#collaborators.store(plant, this.#context, this);
     this.#calling = false;
   }
 
