@@ -121,7 +121,7 @@ export const publicUrl = asGiven((raw, name) => {
 export const basePath: Reader<string> = (raw, name) => {
   const path = raw.trim();
   if (path === '/') return { value: '' };
-  if (basePathProblem(path === '' ? null : path) === undefined) return { value: path };
+  if (basePathProblem(path) === undefined) return { value: path };
   return {
     problem: `${name} must be / or a URL path such as /api (no trailing slash, no query), got ${JSON.stringify(raw)}`,
   };

@@ -23,7 +23,7 @@ export function apiLocationOf(basePath: unknown, publicUrl: unknown): ApiLocatio
   const base =
     basePath === undefined ? (fixed === undefined ? '/' : new URL(fixed).pathname) : basePath;
   // The root is spelled `/`; an empty string is more likely a setting left blank.
-  if (base !== '/') refuse('basePath', basePathProblem(base === '' ? null : base));
+  if (base !== '/') refuse('basePath', basePathProblem(base));
   return { basePath: base === '/' ? '' : (base as string), publicUrl: fixed };
 }
 
@@ -37,9 +37,9 @@ export const TRUST_PROXY_RETIRED =
   "trustProxy is retired: the OpenAPI document's server is relative now, right behind any " +
   'proxy; set publicUrl to name an absolute one';
 
-/** What is wrong with a base path (`''` is the root), or `undefined`. */
+/** What is wrong with a base path other than the root, or `undefined`. */
 export function basePathProblem(path: unknown): string | undefined {
-  return path === '' || (typeof path === 'string' && isBasePath(path))
+  return typeof path === 'string' && isBasePath(path)
     ? undefined
     : `must be a URL path such as /api (a leading slash; no trailing slash, query, or . or .. segment), got ${JSON.stringify(path)}`;
 }

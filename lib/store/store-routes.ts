@@ -43,7 +43,7 @@ export function fetchUnder(
   if (typeof store?.fetch !== 'function') {
     throw new TypeError('needs a store from createPlantStore (an object with a fetch method)');
   }
-  refuse('the mount path', basePathProblem(prefix));
+  if (prefix !== '') refuse('the mount path', basePathProblem(prefix));
   const routes = routesOf(store.fetch);
   if (routes !== undefined) return routes.under(prefix);
   if (prefix === '') return (request) => store.fetch(request);

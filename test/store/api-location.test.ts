@@ -79,12 +79,18 @@ describe('createPlantStore({ basePath })', () => {
     assert.equal(await serverOf(store, 'http://x/openapi.json'), '.');
   });
 
-  it('throws a TypeError when basePath is malformed', () => {
+  it('throws a TypeError naming the value when basePath is malformed', () => {
+    // '' too: the root is spelled /, and an empty string is more likely a setting left blank.
     for (const basePath of ['api', '/api/', '/api?x=1', '/a//b', '', '/a b', 7]) {
-      assert.throws(() => storeWith({ basePath: basePath as string }), {
-        name: 'TypeError',
-        message: /^basePath must be a URL path such as \/api/,
-      });
+      assert.throws(
+        () => storeWith({ basePath: basePath as string }),
+        (error: Error) => {
+          assert.equal(error.name, 'TypeError');
+          assert.match(error.message, /^basePath must be a URL path such as \/api/);
+          assert.ok(error.message.endsWith(`got ${JSON.stringify(basePath)}`), error.message);
+          return true;
+        },
+      );
     }
   });
 });
