@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_BODY_BYTES } from '../index.ts';
-import { B64TOKEN } from '../operation/bearer-token.ts';
+import { B64TOKEN, B64TOKEN_RULE } from '../operation/bearer-token.ts';
 import { type CheckResult, ConformanceError, checkServer } from '../testing.ts';
 import { oneLine } from './fail.ts';
 import { junitXml, tapResult, tapSummary } from './conform-report.ts';
@@ -72,9 +72,7 @@ export async function runConform(
   if (!/^https?:\/\/[^/]/i.test(baseUrl)) return usage(`not an http(s) URL: ${baseUrl}`);
   if (values.token === undefined || values.token === '') return usage('give --token <token>');
   if (!B64TOKEN.test(values.token)) {
-    return usage(
-      '--token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
-    );
+    return usage(`--token must be a bearer token ${B64TOKEN_RULE}`);
   }
   const maxBodyBytes = integer(values['max-body-bytes']);
   if (maxBodyBytes === null || (maxBodyBytes !== undefined && maxBodyBytes < 64n)) {

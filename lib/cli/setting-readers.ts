@@ -7,7 +7,7 @@
  */
 
 import { originProblem } from '../cors/allowed-origins.ts';
-import { B64TOKEN } from '../operation/bearer-token.ts';
+import { B64TOKEN, B64TOKEN_RULE } from '../operation/bearer-token.ts';
 import { identifierProblem } from '../guards/postgres-identifier.ts';
 import { basePathProblem, publicUrlProblem } from '../store/api-location.ts';
 
@@ -67,7 +67,7 @@ export function list(
 export const tokens = list('token', 'comma-separated list', (token, position) =>
   B64TOKEN.test(token)
     ? undefined
-    : `token ${position} is not a valid bearer token (RFC 6750 b64token: letters, digits, -._~+/ then optional =)`,
+    : `token ${position} is not a valid bearer token ${B64TOKEN_RULE}`,
 );
 
 const originList = list(

@@ -1,5 +1,7 @@
 /** An RFC 6750 `b64token` (https://www.rfc-editor.org/rfc/rfc6750#section-2.1). */
 export const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** `B64TOKEN` in words, for the messages that refuse a token. */
+export const B64TOKEN_RULE = '(RFC 6750 b64token: letters, digits, -._~+/, then optional =)';
 
 // The scheme is case-insensitive; `\w` is exactly the b64token's letters, digits and "_".
 const BEARER = /^bearer +[\w\-.~+/]+=*$/i;

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_BODY_BYTES } from '../types.ts';
 import { checkOptionNames } from '../guards/check-option-names.ts';
-import { B64TOKEN } from '../operation/bearer-token.ts';
+import { B64TOKEN, B64TOKEN_RULE } from '../operation/bearer-token.ts';
 import { type CheckResult, type ConformanceReport, checkCount, runChecks } from './report.ts';
 import { describeIds, idPlan, randomFirstId, randomWord, type ServerPlan } from './server-plan.ts';
 import { reachServer } from './server-reach.ts';
@@ -111,9 +111,7 @@ function planOf(options: CheckServerOptions): ServerPlan {
   }
   // Never quoted: a token with a line break in it would otherwise reach a log.
   if (!B64TOKEN.test(options.token)) {
-    throw new TypeError(
-      'checkServer: token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
-    );
+    throw new TypeError(`checkServer: token must be a bearer token ${B64TOKEN_RULE}`);
   }
   // Smaller, no valid create fits the limit, and the size checks cannot be made.
   checkCount('checkServer', 'maxBodyBytes', options.maxBodyBytes, 64);

@@ -1,4 +1,4 @@
-import { B64TOKEN } from '../operation/bearer-token.ts';
+import { B64TOKEN, B64TOKEN_RULE } from '../operation/bearer-token.ts';
 import type { TokenVerdict, TokenVerifier } from '../types.ts';
 
 /**
@@ -30,9 +30,7 @@ export function createStaticTokenVerifier(
   }
   const secrets = Array.from(tokens, (token) => {
     if (typeof token !== 'string' || !B64TOKEN.test(token)) {
-      throw new TypeError(
-        'createStaticTokenVerifier takes tokens that are RFC 6750 b64tokens (letters, digits, -._~+/, then optional =)',
-      );
+      throw new TypeError(`createStaticTokenVerifier takes bearer tokens ${B64TOKEN_RULE}`);
     }
     return token;
   });

@@ -197,7 +197,7 @@ describe('checkServer', () => {
         assert.equal(error.name, 'TypeError');
         assert.equal(
           error.message,
-          'checkServer: token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
+          'checkServer: token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/, then optional =)',
         );
         return true;
       });

@@ -237,7 +237,7 @@ describe('plant-store conform', () => {
     [['http://127.0.0.1:1', '--tokn', 't'], "Unknown option '--tokn'"],
     [
       ['http://127.0.0.1:1', '--token', 'a secret'],
-      '--token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/ and then any =)',
+      '--token must be a bearer token (RFC 6750 b64token: letters, digits, -._~+/, then optional =)',
     ],
   ] as const) {
     it(`prints one line and exits 2, checking nothing, when the arguments are ${JSON.stringify(args)}`, async () => {

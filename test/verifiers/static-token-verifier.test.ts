@@ -86,7 +86,7 @@ describe('createStaticTokenVerifier', () => {
       assert.throws(() => createStaticTokenVerifier(tokens as string[]), {
         name: 'TypeError',
         message:
-          'createStaticTokenVerifier takes tokens that are RFC 6750 b64tokens (letters, digits, -._~+/, then optional =)',
+          'createStaticTokenVerifier takes bearer tokens (RFC 6750 b64token: letters, digits, -._~+/, then optional =)',
       });
     }
   });
