@@ -57,7 +57,7 @@ export function answerPlain(
   config: ListenerConfig,
   send?: HostSend,
 ): void {
-  if (refused(request, res, send)) return;
+  if (refused(request, req, res, config, send)) return;
   try {
     handle(request, (reply) => answerReply(req, res, config, reply, send));
   } catch (error) {
@@ -74,7 +74,7 @@ export function answerFetch(
   config: ListenerConfig,
   send?: HostSend,
 ): void {
-  if (refused(request, res, send)) return;
+  if (refused(request, req, res, config, send)) return;
   // `respond` catches what it can; this is the last guard against an unhandled rejection.
   respond(handler, request, req, res, config, send?.response).catch((error: unknown) =>
     lastResort(config, res, error),
@@ -106,15 +106,20 @@ function lastResort(config: ListenerConfig, res: ServerResponse, error: unknown)
 }
 
 /** Answers a request no handler may see (a bad Host, an unreadable framing) at once. */
-function refused(request: NodeRequest, res: ServerResponse, send: HostSend | undefined): boolean {
+function refused(
+  request: NodeRequest,
+  req: IncomingMessage,
+  res: ServerResponse,
+  config: ListenerConfig,
+  send: HostSend | undefined,
+): boolean {
   // Node reads nothing more on a connection after an upgrade request.
   if (request.upgrade) res.shouldKeepAlive = false;
   const problem = request.problem;
   if (problem === undefined) return false;
   // Where such a request's body ends may be unknown: the connection closes after the answer.
   res.shouldKeepAlive = false;
-  if (send !== undefined) send.reply(problem);
-  else sendReply(res, problem);
+  answerReply(req, res, config, problem, send);
   return true;
 }
 
