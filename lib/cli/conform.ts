@@ -115,8 +115,10 @@ export async function runConform(
 function forCommandLine(result: CheckResult): CheckResult {
   const { error } = result;
   if (!(error instanceof ConformanceError) || error.rule !== 'token') return result;
-  const detail = error.message.slice('token: '.length);
-  return { ...result, error: new ConformanceError('token', `${detail}; check --token`) };
+  const shown = new ConformanceError('token', `${error.detail}; check --token`, {
+    cause: error.cause,
+  });
+  return { ...result, error: shown };
 }
 
 /** `undefined` when absent, `null` when not a decimal integer. */

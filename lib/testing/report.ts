@@ -42,6 +42,8 @@ export interface ConformanceCheck {
 export class ConformanceError extends Error {
   /** The rule that was broken, as the check's name begins. */
   readonly rule: string;
+  /** What happened, for a person: the message after the rule. */
+  readonly detail: string;
 
   /**
    * @param rule The rule that was broken.
@@ -49,9 +51,11 @@ export class ConformanceError extends Error {
    * @param options The `cause`, when another error led to this one.
    */
   constructor(rule: string, detail: string, options?: { cause?: unknown }) {
-    super(`${rule}: ${printable(detail)}`, options);
+    const shown = printable(detail);
+    super(`${rule}: ${shown}`, options);
     this.name = 'ConformanceError';
     this.rule = rule;
+    this.detail = shown;
   }
 }
 

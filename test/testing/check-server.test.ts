@@ -147,12 +147,14 @@ describe('checkServer', () => {
       report.failed.map(({ name, error }) => [
         name,
         (error as ConformanceError).rule,
+        (error as ConformanceError).detail,
         error.message,
       ]),
       [
         [
           'reach: answers a first request at the base URL',
           'reach',
+          `cannot reach ${closed.url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${closed.port})`,
           `reach: cannot reach ${closed.url}: fetch failed (connect ECONNREFUSED 127.0.0.1:${closed.port})`,
         ],
       ],
