@@ -16,7 +16,7 @@ const CONNECTION_LOST =
  * past `lock_timeout`. The database is up but too busy to answer in time, and the connection is
  * sound.
  */
-export function isCancelled(error: unknown): boolean {
+function isCancelled(error: unknown): boolean {
   const state = sqlState(error);
   return state === '57014' || state === '55P03';
 }
@@ -43,6 +43,15 @@ export function failureOf(error: unknown): Failure {
     return 'unavailable';
   }
   return 'other';
+}
+
+/**
+ * Whether the connection a statement failed on is to be closed rather than lent again: it broke
+ * (no SQLSTATE) or the database is unavailable on it. A bad row or a statement the server
+ * cancelled says nothing of the connection, and a lock storm would otherwise close every one.
+ */
+export function closesConnection(error: unknown): boolean {
+  return sqlState(error) === '' || (failureOf(error) === 'unavailable' && !isCancelled(error));
 }
 
 /** An unavailable database becomes `ERR_STORE_UNAVAILABLE`; any other error stays as it came. */

@@ -1,12 +1,11 @@
 // A connection is borrowed per batch, so that creates aborted during the pool's wait are not
 // sent, and given back closed when it may be broken. Every connection is heard from the start.
 
-import { failureOf, isCancelled } from './postgres-failures.ts';
+import { closesConnection } from './postgres-failures.ts';
 import {
   type PostgresClient,
   type PostgresPool,
   type PostgresPoolConnection,
-  sqlState,
 } from './postgres-shared.ts';
 
 export function isPool(client: PostgresClient): client is PostgresPool {
@@ -81,14 +80,6 @@ export async function onLoan(
 
 /** What a lent connection goes back with: nothing to keep it, an error to have it closed. */
 function brokenBy(failure: unknown): Error | true | undefined {
-  // Kept after an error the server answered on it that says nothing of the connection: a bad
-  // row, or a statement it cancelled (a lock storm would otherwise close every connection).
-  if (
-    failure === undefined ||
-    isCancelled(failure) ||
-    (sqlState(failure) !== '' && failureOf(failure) !== 'unavailable')
-  ) {
-    return undefined;
-  }
+  if (failure === undefined || !closesConnection(failure)) return undefined;
   return failure instanceof Error ? failure : true;
 }
