@@ -15,13 +15,15 @@ export interface ApiLocation {
 /** The `basePath` and `publicUrl` options, checked (a `TypeError`) and resolved. */
 export function apiLocationOf(basePath: unknown, publicUrl: unknown): ApiLocation {
   let fixed: string | undefined;
+  // Unset, the base path is the public URL's path, else the root.
+  let base = basePath ?? '/';
   if (publicUrl !== undefined) {
     refuse('publicUrl', publicUrlProblem(publicUrl));
     const parsed = new URL(publicUrl as string);
-    fixed = parsed.origin + parsed.pathname.replace(/\/$/, '');
+    const path = parsed.pathname.replace(/\/$/, '');
+    fixed = parsed.origin + path;
+    if (basePath === undefined) base = path || '/';
   }
-  const base =
-    basePath === undefined ? (fixed === undefined ? '/' : new URL(fixed).pathname) : basePath;
   // The root is spelled `/`; an empty string is more likely a setting left blank.
   if (base !== '/') refuse('basePath', basePathProblem(base));
   return { basePath: base === '/' ? '' : (base as string), publicUrl: fixed };

@@ -125,6 +125,11 @@ describe('createPlantStore({ publicUrl })', () => {
     const store = storeWith({ publicUrl: 'https://api.example.com/v1' });
     assert.equal((await store.fetch(create('http://x/v1/plants'))).status, 200);
     assert.equal((await store.fetch(create('http://x/plants'))).status, 404);
+    for (const publicUrl of ['https://api.example.com', 'https://api.example.com/']) {
+      const atRoot = storeWith({ publicUrl });
+      assert.equal((await atRoot.fetch(create('http://x/plants'))).status, 200, publicUrl);
+      assert.equal(await serverOf(atRoot, 'http://x/openapi.json'), 'https://api.example.com');
+    }
   });
 
   it('serves at basePath while naming the public URL when both are set', async () => {
