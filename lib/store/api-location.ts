@@ -16,7 +16,7 @@ export interface ApiLocation {
 export function apiLocationOf(basePath: unknown, publicUrl: unknown): ApiLocation {
   let fixed: string | undefined;
   // Unset, the base path is the public URL's path, else the root.
-  let base = basePath ?? '/';
+  let base = basePath === undefined ? '/' : basePath;
   if (publicUrl !== undefined) {
     refuse('publicUrl', publicUrlProblem(publicUrl));
     const parsed = new URL(publicUrl as string);

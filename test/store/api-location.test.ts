@@ -81,7 +81,7 @@ describe('createPlantStore({ basePath })', () => {
 
   it('throws a TypeError naming the value when basePath is malformed', () => {
     // '' too: the root is spelled /, and an empty string is more likely a setting left blank.
-    for (const basePath of ['api', '/api/', '/api?x=1', '/a//b', '', '/a b', 7]) {
+    for (const basePath of ['api', '/api/', '/api?x=1', '/a//b', '', '/a b', 7, null]) {
       assert.throws(
         () => storeWith({ basePath: basePath as string }),
         (error: Error) => {
