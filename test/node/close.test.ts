@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { serve } from '../../lib/node.ts';
 import {
   delay,
-  gate,
+  heldHandler,
   parseRawResponse,
   type RawClient,
   rawClient,
@@ -52,21 +52,16 @@ describe('serve close()', () => {
   it('has an answer in flight when close() is called say Connection: close, then closes', async () => {
     // It said keep-alive, and the connection closed a moment later: a request the client sent
     // in that moment was reset.
-    const entered = gate();
-    const release = gate();
+    const held = heldHandler();
     const handle = await serve({
-      fetch: async () => {
-        entered.open();
-        await release.promise;
-        return new Response('finished');
-      },
+      fetch: held.fetch,
       port: 0,
     });
     const client = await rawClient(handle.port);
     client.socket.write(GET());
-    await withDeadline(entered.promise, 'the request to reach the handler');
+    await withDeadline(held.entered.promise, 'the request to reach the handler');
     const closed = handle.close();
-    release.open();
+    held.release.open();
     await withDeadline(client.closed, 'the connection to close after its answer');
     assert.deepEqual(connectionHeaders(client), ['close']);
     await withDeadline(closed, 'close() to resolve');

@@ -17,7 +17,7 @@ import {
 } from '../../lib/index.ts';
 import { type RequestRecord, serve, type ServeHandle } from '../../lib/node.ts';
 import { http2Request } from '../support/http2-helpers.ts';
-import { delay, gate, withDeadline } from '../support/node-helpers.ts';
+import { delay, gate, heldHandler, withDeadline } from '../support/node-helpers.ts';
 
 const TOKEN = 'h2-token';
 const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
@@ -81,23 +81,18 @@ describe('serve({ http2: true })', () => {
   });
 
   it('lets a request in flight at close() finish on its session, then resolves', async () => {
-    const entered = gate();
-    const release = gate();
+    const held = heldHandler();
     const handle = await serve({
-      fetch: async () => {
-        entered.open();
-        await release.promise;
-        return new Response('finished');
-      },
+      fetch: held.fetch,
       port: 0,
       http2: true,
     });
     const { client, goaway } = await session(handle);
     const answer = http2Request(client, 'GET', '/slow');
-    await withDeadline(entered.promise, 'the request to reach the handler');
+    await withDeadline(held.entered.promise, 'the request to reach the handler');
     const closed = handle.close();
     await withDeadline(goaway, 'GOAWAY while the request is in flight');
-    release.open();
+    held.release.open();
     const { status, body } = await answer;
     assert.deepEqual({ status, body }, { status: 200, body: 'finished' });
     await withDeadline(closed, 'close() to resolve');

@@ -6,6 +6,7 @@ import { checkRaw, rawPlantRequest } from '../support/fault-helpers.ts';
 import {
   delay,
   gate,
+  heldHandler,
   parseRawResponse,
   rawClient,
   splitResponses,
@@ -228,22 +229,17 @@ describe('serve', () => {
   });
 
   it('lets an in-flight request finish on close while refusing new connections', async () => {
-    const entered = gate();
-    const release = gate();
+    const held = heldHandler();
     const handle = await serve({
-      fetch: async () => {
-        entered.open();
-        await release.promise;
-        return new Response('finished');
-      },
+      fetch: held.fetch,
       port: 0,
     });
     const inFlight = fetch(handle.url);
-    await withDeadline(entered.promise, 'the request to arrive');
+    await withDeadline(held.entered.promise, 'the request to arrive');
     const closed = handle.close();
     assert.equal(handle.close(), closed, 'close() returns the same promise twice');
     await assert.rejects(withDeadline(fetch(handle.url), 'a fetch during shutdown'));
-    release.open();
+    held.release.open();
     const response = await withDeadline(inFlight, 'the in-flight response');
     assert.equal(await response.text(), 'finished');
     await withDeadline(closed, 'close to resolve after the in-flight request');

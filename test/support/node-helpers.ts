@@ -67,6 +67,25 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   return { promise, open };
 }
 
+/**
+ * A fetch handler that says when a request reached it (`entered`), then holds its answer,
+ * `finished`, until `release` is opened: a request in flight for as long as a test needs.
+ */
+export function heldHandler(): {
+  fetch: () => Promise<Response>;
+  entered: ReturnType<typeof gate<void>>;
+  release: ReturnType<typeof gate<void>>;
+} {
+  const entered = gate();
+  const release = gate();
+  const fetch = async (): Promise<Response> => {
+    entered.open();
+    await release.promise;
+    return new Response('finished');
+  };
+  return { fetch, entered, release };
+}
+
 export interface TestServer {
   readonly server: Server;
   readonly port: number;
